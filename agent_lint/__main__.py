@@ -1,0 +1,7 @@
+"""Allow ``python -m agent_lint``."""
+
+from __future__ import annotations
+
+from agent_lint.cli import main
+
+raise SystemExit(main())

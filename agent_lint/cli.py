@@ -1,0 +1,170 @@
+"""Command-line interface: parse options, run the linter, hand the result to a reporter.
+
+Exit codes: 0 no error-level findings, 1 findings, 2 usage/configuration
+error or crash (one line; a traceback only with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from agent_lint import __version__
+from agent_lint.config import ConfigError, validate_code
+from agent_lint.diagnostics import Rule
+from agent_lint.linter import lint_paths
+from agent_lint.reporters import REPORTERS, ReportOptions
+from agent_lint.schemas import SchemaConfigError
+from agent_lint.validators import RULES, RULES_BY_CODE
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"agent-lint: error: {message}\n")
+        raise SystemExit(EXIT_ERROR)
+
+
+def _codes(value: str) -> list[str]:
+    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    for code in codes:
+        try:
+            validate_code(code, "command line")
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+    return codes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = _Parser(
+        prog="agent-lint",
+        description="Validate a committed .agent/ directory of AI-agent state.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="repository, agent dir, or a path inside one (default: current directory)",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=sorted(REPORTERS),
+        help="output format (default: text; github when GITHUB_ACTIONS=true)",
+    )
+    parser.add_argument("--output-file", type=Path, help="write the report to this file")
+    parser.add_argument(
+        "--select", type=_codes, help="comma-separated codes or prefixes to check (replaces config)"
+    )
+    parser.add_argument(
+        "--ignore", type=_codes, help="comma-separated codes or prefixes to skip (adds to config)"
+    )
+    parser.add_argument("--config", type=Path, help="use this configuration file")
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="print findings only")
+    parser.add_argument("--no-color", action="store_true", help="never colour text output")
+    parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
+    parser.add_argument("--explain", metavar="CODE", help="explain one rule and exit")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
+    parser.add_argument("--version", action="version", version=f"agent-lint {__version__}")
+    return parser
+
+
+def explain(rule: Rule) -> str:
+    """The ``--explain`` page of a rule."""
+    fix = "Yes: `agent-lint --fix` repairs it." if rule.fixable else "No automatic fix."
+    return (
+        f"{rule.code} ({rule.name}), {rule.severity.value}\n\n"
+        f"What it does\n    {rule.summary}.\n\n"
+        f"Why it matters\n    {rule.explanation}\n\n"
+        f"Example\n    {rule.bad}\n\n"
+        f"Use instead\n    {rule.good}\n\n"
+        f"Fix\n    {fix}\n"
+    )
+
+
+def list_rules() -> str:
+    """One line per rule: code, name, severity, summary."""
+    width = max(len(rule.name) for rule in RULES)
+    return "".join(
+        f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}\n"
+        for rule in RULES
+    )
+
+
+def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
+    if args.no_color or os.environ.get("NO_COLOR") or args.output_file:
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _write(text: str, target: Path | None) -> None:
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute the parsed command line; raises on usage errors."""
+    if args.list_rules:
+        _write(list_rules(), None)
+        return EXIT_CLEAN
+    if args.explain:
+        rule = RULES_BY_CODE.get(args.explain.upper())
+        if rule is None:
+            raise ConfigError(f"unknown rule code {args.explain!r}; see `agent-lint --list-rules`")
+        _write(explain(rule), None)
+        return EXIT_CLEAN
+    fmt = args.output_format
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    result = lint_paths(args.paths, args.config, args.select, args.ignore)
+    options = ReportOptions(color=_use_color(args, sys.stdout), quiet=args.quiet)
+    _write(REPORTERS[fmt](result, options), args.output_file)
+    if result.errors and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``agent-lint`` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except (ConfigError, SchemaConfigError) as exc:
+        sys.stderr.write(f"agent-lint: error: {exc}\n")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write("agent-lint: interrupted\n")
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - last-resort crash report
+        if args.debug:
+            traceback.print_exc()
+        else:
+            sys.stderr.write(
+                f"agent-lint: internal error: {type(exc).__name__}: {exc} "
+                "(run with --debug for a traceback)\n"
+            )
+        return EXIT_ERROR

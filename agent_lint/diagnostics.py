@@ -1,0 +1,102 @@
+"""Frozen diagnostic values and the rule metadata they point to."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+
+class Severity(str, enum.Enum):
+    """How serious a finding is; only errors fail a run."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A check's stable identity and its user documentation.
+
+    ``explanation`` says what the rule checks and why it matters; ``bad`` and
+    ``good`` are short examples shown by ``agent-lint --explain CODE``.
+    """
+
+    code: str
+    name: str
+    summary: str
+    explanation: str
+    bad: str
+    good: str
+    severity: Severity = Severity.ERROR
+    fixable: bool = False
+
+    def at(
+        self,
+        path: str,
+        message: str,
+        *,
+        pointer: str = "",
+        target: str = "value",
+        line: int | None = None,
+        column: int | None = None,
+        end_line: int | None = None,
+        end_column: int | None = None,
+        fixable: bool | None = None,
+    ) -> Diagnostic:
+        """Create a diagnostic of this rule at ``path`` (and ``pointer`` in it)."""
+        return Diagnostic(
+            code=self.code,
+            name=self.name,
+            severity=self.severity,
+            message=message,
+            path=path,
+            pointer=pointer,
+            target=target,
+            line=line,
+            column=column,
+            end_line=end_line,
+            end_column=end_column,
+            fixable=self.fixable if fixable is None else fixable,
+        )
+
+
+@dataclass(frozen=True, order=False)
+class Diagnostic:
+    """One finding: what is wrong, where, and whether ``--fix`` can repair it.
+
+    ``path`` is relative to the repository root in POSIX form. ``pointer`` is
+    the JSON pointer of the offending value inside the file; ``target`` says
+    whether the position is the member's ``key`` or its ``value``. Line and
+    column are 1-based and filled in by :mod:`agent_lint.positions` for files
+    that have findings.
+    """
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    pointer: str = ""
+    target: str = "value"
+    line: int | None = None
+    column: int | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+    fixable: bool = False
+    related: tuple[str, ...] = field(default=())
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        """Order by path, line, column, code (then message for stability)."""
+        return (self.path, self.line or 0, self.column or 0, self.code, self.message)
+
+    def with_position(
+        self, line: int, column: int, end_line: int | None, end_column: int | None
+    ) -> Diagnostic:
+        """Return a copy located at the given 1-based span."""
+        return replace(
+            self, line=line, column=column, end_line=end_line, end_column=end_column
+        )
+
+    def with_severity(self, severity: Severity) -> Diagnostic:
+        """Return a copy with ``severity`` (configuration overrides)."""
+        return replace(self, severity=severity)

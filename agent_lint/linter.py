@@ -1,0 +1,199 @@
+"""The lint run: one pass over files, then the repo-wide checks, then selection.
+
+Each file is read and parsed once; per-file checks run on the parsed data;
+the facts repo-wide checks need go into a :class:`RepoIndex`; the data is
+dropped. Positions are computed afterwards, only for files with findings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatch
+from pathlib import Path
+
+from agent_lint.config import Config
+from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.discovery import Target, find_target, read_bytes, walk
+from agent_lint.index import FileContext, RepoIndex
+from agent_lint.kinds import Format, classify, is_data_file
+from agent_lint.loading import parse, split_front_matter
+from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
+from agent_lint.schemas import SchemaStore
+from agent_lint.validators import FILE_CHECKS, REPO_CHECKS
+
+
+@dataclass
+class LintResult:
+    """Everything a reporter needs: the root, the count of files read, the findings."""
+
+    root: Path
+    files_checked: int = 0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """Number of error-level findings."""
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        """Number of warning-level findings."""
+        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+
+def _best_prefix(code: str, prefixes: Iterable[str]) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p.upper())), default=-1)
+
+
+def is_selected(code: str, config: Config, path: str) -> bool:
+    """Longest matching prefix wins between ``select`` and ``ignore`` (ties ignore)."""
+    ignored = list(config.ignore)
+    for pattern, codes in config.per_file_ignores:
+        if fnmatch(path, pattern):
+            ignored.extend(codes)
+    return _best_prefix(code, config.select) > _best_prefix(code, ignored)
+
+
+def _severity(code: str, config: Config) -> Severity | None:
+    best, level = -1, None
+    for prefix, severity in config.severity:
+        if code.startswith(prefix) and len(prefix) > best:
+            best, level = len(prefix), severity
+    return level
+
+
+def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
+    """Lint one repository; report only under ``only`` paths when given."""
+    config = target.config
+    schemas = SchemaStore(config.schema_dirs)
+    result = LintResult(root=target.root)
+    index = RepoIndex()
+    found: list[Diagnostic] = []
+    formats: dict[str, tuple[Format, Path]] = {}
+    for entry in walk(target):
+        if entry.problem is not None:
+            found.append(entry.problem)
+            continue
+        match = classify(entry.relpath)
+        if match is not None:
+            fmt = match.kind.format
+        elif is_data_file(entry.relpath):
+            fmt = Format.JSON if entry.relpath.endswith(".json") else Format.YAML
+        else:
+            continue
+        path = Path(os.path.relpath(entry.path, target.root)).as_posix()
+        formats[path] = (fmt, entry.path)
+        loaded = parse(path, fmt, read_bytes(entry.path))
+        result.files_checked += 1
+        found.extend(loaded.diagnostics)
+        if match is None or not loaded.ok:
+            continue
+        ctx = FileContext(
+            path, entry.relpath, match.kind, match.groups, loaded.data, config, schemas
+        )
+        for check in FILE_CHECKS:
+            found.extend(check(ctx))
+        index.add_file(ctx)
+    for repo_check in REPO_CHECKS:
+        found.extend(repo_check(index))
+    roots = [p.resolve() for p in only]
+    kept = []
+    for diagnostic in found:
+        if roots and not any(
+            _within(target.root / diagnostic.path, limit) for limit in roots
+        ):
+            continue
+        if not is_selected(diagnostic.code, config, diagnostic.path):
+            continue
+        level = _severity(diagnostic.code, config)
+        kept.append(diagnostic.with_severity(level) if level else diagnostic)
+    result.diagnostics = sorted(_locate(kept, formats), key=Diagnostic.sort_key)
+    return result
+
+
+def _within(path: Path, limit: Path) -> bool:
+    resolved = Path(os.path.abspath(path))
+    return resolved == limit or limit in resolved.parents
+
+
+def _locate(
+    diagnostics: list[Diagnostic], formats: dict[str, tuple[Format, Path]]
+) -> list[Diagnostic]:
+    """Fill in line and column for findings that carry only a JSON pointer."""
+    pending: dict[str, list[Diagnostic]] = defaultdict(list)
+    located: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if diagnostic.line is None and diagnostic.path in formats:
+            pending[diagnostic.path].append(diagnostic)
+        elif diagnostic.line is None:
+            located.append(diagnostic.with_position(1, 1, None, None))
+        else:
+            located.append(diagnostic)
+    for path, items in pending.items():
+        fmt, full = formats[path]
+        locations = _locations(fmt, full)
+        for diagnostic in items:
+            span = locations.find(diagnostic.pointer, diagnostic.target)
+            if span is None:
+                located.append(diagnostic.with_position(1, 1, None, None))
+            else:
+                located.append(
+                    diagnostic.with_position(span.line, span.column, span.end_line, span.end_column)
+                )
+    return located
+
+
+def _locations(fmt: Format, full: Path) -> Locations:
+    try:
+        text = full.read_bytes().decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return Locations()
+    try:
+        if fmt is Format.JSON:
+            return locate_json(text)
+        if fmt is Format.MARKDOWN:
+            front, offset = split_front_matter(text)
+            return locate_yaml(front, offset) if front is not None else Locations()
+        return locate_yaml(text)
+    except (ScanError, RecursionError):
+        return Locations()
+
+
+def lint_paths(
+    paths: Sequence[Path],
+    explicit_config: Path | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+) -> LintResult:
+    """Lint every repository named by ``paths`` (default: the current directory).
+
+    A path inside an agent dir lints the whole repository (references need
+    the whole graph) but reports only findings under that path. Results of
+    several repositories are merged, their paths relative to the first root.
+    """
+    groups: dict[Path, tuple[Target, list[Path]]] = {}
+    for path in paths or [Path(".")]:
+        target = find_target(path, explicit_config)
+        target = Target(target.root, target.agent_dir, target.config.with_cli(select, ignore))
+        entry = groups.setdefault(target.agent_dir.resolve(), (target, []))
+        resolved = path.resolve()
+        whole = resolved in (target.root.resolve(), target.agent_dir.resolve())
+        entry[1].append(target.root.resolve() if whole else resolved)
+    merged: LintResult | None = None
+    for target, limits in groups.values():
+        whole = target.root.resolve() in limits
+        result = lint_target(target, () if whole else limits)
+        if merged is None:
+            merged = result
+            continue
+        merged.files_checked += result.files_checked
+        offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
+        merged.diagnostics.extend(
+            replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics
+        )
+    assert merged is not None
+    merged.diagnostics.sort(key=Diagnostic.sort_key)
+    return merged

@@ -1,0 +1,215 @@
+"""Read and parse one file: JSON (duplicate keys detected), YAML (safe), front matter.
+
+Parse failures are data, not exceptions: :func:`load` returns the parsed value
+(or ``None``) together with the file-level diagnostics, so one bad file never
+stops a run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from agent_lint.diagnostics import Diagnostic
+from agent_lint.kinds import Format
+from agent_lint.positions import ScanError, locate_json, locate_yaml
+from agent_lint.validators import files as rules
+
+
+class _TextTimestampConstructor(SafeConstructor):
+    """Safe YAML constructor that keeps timestamps as the strings written.
+
+    Records compare ``timestamp`` values textually against JSON records, and
+    the schemas expect RFC 3339 strings, so YAML's implicit datetime
+    conversion would only lose information.
+    """
+
+
+_TextTimestampConstructor.add_constructor(
+    "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
+)
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="safe")
+    yaml.Constructor = _TextTimestampConstructor
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+@dataclass
+class Loaded:
+    """The outcome of reading one file."""
+
+    data: Any
+    ok: bool
+    diagnostics: list[Diagnostic]
+    text: str | None
+
+
+class _DuplicateSeen(Exception):
+    pass
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateSeen
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
+    """Decode UTF-8, reporting invalid bytes and a byte order mark."""
+    found: list[Diagnostic] = []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        line_start = before.rfind(b"\n") + 1
+        column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
+        found.append(
+            rules.INVALID_UTF8.at(
+                path,
+                f"invalid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} "
+                "cannot be decoded; save the file as UTF-8",
+                line=line,
+                column=column,
+            )
+        )
+        return None, found
+    if text.startswith("\ufeff"):
+        found.append(
+            rules.BYTE_ORDER_MARK.at(
+                path,
+                "file starts with a UTF-8 byte order mark (U+FEFF); "
+                "save it as UTF-8 without BOM",
+                line=1,
+                column=1,
+            )
+        )
+        text = text[1:]
+    return text, found
+
+
+def _parse_json(path: str, text: str) -> tuple[Any, list[Diagnostic]]:
+    try:
+        return json.loads(
+            text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_reject_constant
+        ), []
+    except _DuplicateSeen:
+        return None, list(_duplicate_keys(path, text))
+    except RecursionError:
+        return None, [rules.INVALID_JSON.at(path, "JSON is nested too deeply", line=1, column=1)]
+    except ValueError as exc:
+        # json's own messages lack context for NaN and friends; the strict
+        # scanner locates every syntax error precisely.
+        try:
+            locate_json(text)
+        except ScanError as scan:
+            return None, [
+                rules.INVALID_JSON.at(
+                    path, f"invalid JSON: {scan.message}", line=scan.line, column=scan.column
+                )
+            ]
+        except RecursionError:
+            pass
+        line = getattr(exc, "lineno", 1)
+        column = getattr(exc, "colno", 1)
+        message = getattr(exc, "msg", str(exc))
+        return None, [
+            rules.INVALID_JSON.at(path, f"invalid JSON: {message}", line=line, column=column)
+        ]
+
+
+def _duplicate_keys(path: str, text: str) -> Iterator[Diagnostic]:
+    for pointer, span in locate_json(text).duplicates:
+        key = pointer.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~")
+        where = pointer.rsplit("/", 1)[0] or "the top-level object"
+        yield rules.DUPLICATE_KEY.at(
+            path,
+            f'duplicate key "{key}" in {where}; JSON readers keep only one of the values',
+            pointer=pointer,
+            target="key",
+            line=span.line,
+            column=span.column,
+            end_line=span.end_line,
+            end_column=span.end_column,
+        )
+
+
+def _parse_yaml(path: str, text: str, line_offset: int = 0) -> tuple[Any, list[Diagnostic]]:
+    try:
+        return _yaml().load(text), []
+    except DuplicateKeyError:
+        found = []
+        for pointer, span in locate_yaml(text, line_offset).duplicates:
+            key = pointer.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~")
+            found.append(
+                rules.DUPLICATE_KEY.at(
+                    path,
+                    f'duplicate key "{key}"; YAML mappings must have unique keys',
+                    pointer=pointer,
+                    target="key",
+                    line=span.line,
+                    column=span.column,
+                    end_line=span.end_line,
+                    end_column=span.end_column,
+                )
+            )
+        return None, found
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = (mark.line + 1 if mark else 1) + line_offset
+        column = mark.column + 1 if mark else 1
+        problem = exc.problem or exc.context or "syntax error"
+        return None, [rules.INVALID_YAML.at(path, f"invalid YAML: {problem}", line=line, column=column)]
+    except (YAMLError, RecursionError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, [rules.INVALID_YAML.at(path, f"invalid YAML: {first}", line=1, column=1)]
+
+
+def split_front_matter(text: str) -> tuple[str | None, int]:
+    """Return (front matter text, its first line number - 1), or (None, 0)."""
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return None, 0
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r\n") in ("---", "..."):
+            return "".join(lines[1:number]), 1
+    return None, 0
+
+
+def parse(path: str, fmt: Format, raw: bytes) -> Loaded:
+    """Decode and parse ``raw`` as ``fmt``; never raises on bad input."""
+    text, found = decode(path, raw)
+    if text is None:
+        return Loaded(None, False, found, None)
+    if fmt is Format.MARKDOWN:
+        front, offset = split_front_matter(text)
+        if front is None:
+            return Loaded(None, True, found, text)
+        data, errors = _parse_yaml(path, front, offset)
+        return Loaded(data, not errors, found + errors, text)
+    if not text.strip():
+        found.append(
+            rules.EMPTY_FILE.at(
+                path, f"file is empty; expected a {fmt.value.upper()} document", line=1, column=1
+            )
+        )
+        return Loaded(None, False, found, text)
+    if fmt is Format.JSON:
+        data, errors = _parse_json(path, text)
+    else:
+        data, errors = _parse_yaml(path, text)
+    return Loaded(data, not errors, found + errors, text)

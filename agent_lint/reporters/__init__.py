@@ -1,0 +1,31 @@
+"""Reporters: the only code that turns diagnostics into output.
+
+Each reporter is a function ``(result, options) -> str``; :data:`REPORTERS`
+maps the ``--output-format`` names to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent_lint.linter import LintResult
+from agent_lint.reporters import github, json_format, sarif, text
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Presentation settings shared by the reporters."""
+
+    color: bool = False
+    quiet: bool = False
+
+
+Reporter = Callable[[LintResult, ReportOptions], str]
+
+REPORTERS: dict[str, Reporter] = {
+    "text": lambda result, options: text.render(result, color=options.color, quiet=options.quiet),
+    "json": lambda result, options: json_format.render(result),
+    "github": lambda result, options: github.render(result),
+    "sarif": lambda result, options: sarif.render(result),
+}

@@ -1,0 +1,41 @@
+"""``json`` output: the stable, versioned machine-readable contract."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_lint.linter import LintResult
+
+SCHEMA_VERSION = 1
+
+
+def as_dict(result: LintResult) -> dict[str, Any]:
+    """The JSON document as a Python mapping (version 1 of the contract)."""
+    return {
+        "version": SCHEMA_VERSION,
+        "root": str(result.root.resolve()),
+        "files_checked": result.files_checked,
+        "diagnostics": [
+            {
+                "code": d.code,
+                "name": d.name,
+                "severity": d.severity.value,
+                "path": d.path,
+                "line": d.line,
+                "column": d.column,
+                "end_line": d.end_line,
+                "end_column": d.end_column,
+                "message": d.message,
+                "pointer": d.pointer,
+                "fixable": d.fixable,
+            }
+            for d in result.diagnostics
+        ],
+        "summary": {"errors": result.errors, "warnings": result.warnings},
+    }
+
+
+def render(result: LintResult) -> str:
+    """Render the result as indented JSON with a final newline."""
+    return json.dumps(as_dict(result), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,93 @@
+"""``sarif`` output: SARIF 2.1.0 for code-scanning upload."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from agent_lint import __version__
+from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.linter import LintResult
+from agent_lint.validators import RULES
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def fingerprint(d: Diagnostic) -> str:
+    """A fingerprint stable across line moves: code, file, pointer and message."""
+    key = "\0".join((d.code, d.path, d.pointer, d.message))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _rule(rule: Any) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.explanation},
+        "help": {
+            "text": f"{rule.explanation}\n\nExample:\n{rule.bad}\n\nUse instead:\n{rule.good}",
+            "markdown": (
+                f"{rule.explanation}\n\n**Example**\n\n```\n{rule.bad}\n```\n\n"
+                f"**Use instead**\n\n```\n{rule.good}\n```"
+            ),
+        },
+        "defaultConfiguration": {
+            "level": "error" if rule.severity is Severity.ERROR else "warning"
+        },
+    }
+
+
+def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
+    region: dict[str, int] = {"startLine": d.line or 1, "startColumn": d.column or 1}
+    if d.end_line is not None:
+        region["endLine"] = d.end_line
+    if d.end_column is not None:
+        region["endColumn"] = d.end_column
+    return {
+        "ruleId": d.code,
+        "ruleIndex": rule_index[d.code],
+        "level": "error" if d.severity is Severity.ERROR else "warning",
+        "message": {"text": d.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                    "region": region,
+                }
+            }
+        ],
+        "partialFingerprints": {"agentLint/v1": fingerprint(d)},
+    }
+
+
+def as_dict(result: LintResult) -> dict[str, Any]:
+    """The SARIF log as a Python mapping: one run, every rule, every result."""
+    rule_index = {rule.code: position for position, rule in enumerate(RULES)}
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "agent-lint",
+                        "version": __version__,
+                        "informationUri": "https://pypi.org/project/agent-lint/",
+                        "rules": [_rule(rule) for rule in RULES],
+                    }
+                },
+                "originalUriBaseIds": {
+                    "%SRCROOT%": {"uri": result.root.resolve().as_uri() + "/"}
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(d, rule_index) for d in result.diagnostics],
+            }
+        ],
+    }
+
+
+def render(result: LintResult) -> str:
+    """Render the SARIF log as indented JSON."""
+    return json.dumps(as_dict(result), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,216 @@
+"""Schema loading and validation behind one small interface.
+
+:class:`SchemaStore` finds a kind's schema (a user schema directory first,
+then the bundled ``schemas/``), compiles it once per run and hands out a
+:class:`SchemaValidator`. Checks see only :class:`SchemaIssue` values, so the
+engine underneath can change without touching them.
+
+No schema is ever fetched from the network: ``$ref`` resolves only against
+the bundled schemas and the configured schema directories.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import jsonschema
+import referencing
+import referencing.exceptions
+from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
+
+_DATE_TIME = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$"
+)
+
+
+def is_date_time(value: object) -> bool:
+    """True when ``value`` is an RFC 3339 ``date-time`` string (non-strings pass)."""
+    if not isinstance(value, str):
+        return True
+    m = _DATE_TIME.match(value)
+    if not m:
+        return False
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    try:
+        datetime(year, month, day, hour, minute, min(second, 59))
+    except ValueError:
+        return False
+    if second > 60:
+        return False
+    return not (m.group(9) and (int(m.group(9)) > 23 or int(m.group(10)) > 59))
+
+
+def is_date(value: object) -> bool:
+    """True when ``value`` is an RFC 3339 ``full-date`` string (non-strings pass)."""
+    if not isinstance(value, str):
+        return True
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
+FORMAT_CHECKER.checks("date-time")(is_date_time)
+FORMAT_CHECKER.checks("date")(is_date)
+
+
+class SchemaConfigError(Exception):
+    """A schema (bundled or user-supplied) cannot be loaded or used."""
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    """One schema violation, engine-neutral.
+
+    ``path`` is the location in the instance; ``keyword`` the failing
+    keyword (``required``, ``enum``, …); ``expected`` the keyword's value in
+    the schema; ``instance`` the offending value; ``schema`` the subschema
+    that holds the keyword.
+    """
+
+    keyword: str
+    path: tuple[str | int, ...]
+    expected: Any
+    instance: Any
+    schema: dict[str, Any]
+    message: str
+    condition: str = ""
+
+
+class SchemaValidator(Protocol):
+    """Validates instances against one compiled schema."""
+
+    def issues(self, instance: Any) -> Iterator[SchemaIssue]:
+        """Yield every violation of the schema by ``instance``."""
+        ...
+
+
+class JsonschemaValidator:
+    """:class:`SchemaValidator` backed by the ``jsonschema`` package."""
+
+    def __init__(self, validator: Validator) -> None:
+        self._validator = validator
+
+    def issues(self, instance: Any) -> Iterator[SchemaIssue]:
+        """Yield every violation, flattening ``anyOf``/``oneOf`` to the best match."""
+        try:
+            errors = list(self._validator.iter_errors(instance))
+        except referencing.exceptions.Unresolvable as exc:
+            raise SchemaConfigError(
+                f"a schema $ref cannot be resolved (schemas are never fetched): {exc}"
+            ) from exc
+        for error in errors:
+            yield from self._flatten(error)
+
+    def _flatten(self, error: jsonschema.ValidationError) -> Iterator[SchemaIssue]:
+        if error.validator in ("anyOf", "oneOf") and error.context:
+            yield from self._flatten(jsonschema.exceptions.best_match(error.context))
+            return
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        yield SchemaIssue(
+            keyword=str(error.validator),
+            path=tuple(error.absolute_path),
+            expected=error.validator_value,
+            instance=error.instance,
+            schema=schema,
+            message=error.message,
+            condition=self._condition(tuple(error.absolute_schema_path)),
+        )
+
+    def _condition(self, schema_path: tuple[Any, ...]) -> str:
+        """Describe the ``if`` that made a ``then`` branch apply, if any."""
+        if "then" not in schema_path:
+            return ""
+        node: Any = self._validator.schema
+        cut = len(schema_path) - 1 - schema_path[::-1].index("then")
+        for part in schema_path[:cut]:
+            node = node[part]
+        condition = node.get("if", {}) if isinstance(node, dict) else {}
+        described = []
+        for name, rule in condition.get("properties", {}).items():
+            if isinstance(rule, dict) and "const" in rule:
+                described.append(f'"{name}" is {json.dumps(rule["const"])}')
+            elif isinstance(rule, dict) and "enum" in rule:
+                values = ", ".join(str(v) for v in rule["enum"])
+                described.append(f'"{name}" is one of {values}')
+        return " and ".join(described)
+
+
+def bundled_schema_dir() -> Path:
+    """The folder of bundled schemas: inside the installed package, or the source tree."""
+    packaged = Path(str(resources.files("agent_lint"))) / "schemas"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "schemas"
+
+
+def _read_schema(path: Path) -> dict[str, Any]:
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SchemaConfigError(f"cannot read schema {path}: {exc}") from exc
+    if not isinstance(schema, dict):
+        raise SchemaConfigError(f"schema {path} is not a JSON object")
+    return schema
+
+
+class SchemaStore:
+    """Loads schemas by kind name and compiles each once per run."""
+
+    def __init__(self, extra_dirs: Sequence[Path] = ()) -> None:
+        self._dirs = [*extra_dirs, bundled_schema_dir()]
+        self._compiled: dict[str, SchemaValidator | None] = {}
+        resources_: list[tuple[str, referencing.Resource[Any]]] = []
+        for directory in reversed(self._dirs):
+            for path in sorted(directory.glob("*.schema.json")):
+                schema = _read_schema(path)
+                spec = referencing.jsonschema.specification_with(
+                    schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
+                    default=referencing.jsonschema.DRAFT202012,
+                )
+                resource = spec.create_resource(schema)
+                if resource.id():
+                    resources_.append((str(resource.id()), resource))
+        self._registry: referencing.Registry[Any] = referencing.Registry().with_resources(
+            resources_
+        )
+
+    def path_of(self, name: str) -> Path | None:
+        """The file that defines schema ``name``, user directories first."""
+        for directory in self._dirs:
+            candidate = directory / f"{name}.schema.json"
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def validator(self, name: str) -> SchemaValidator | None:
+        """The compiled validator for schema ``name`` (``None`` if there is none)."""
+        if name not in self._compiled:
+            self._compiled[name] = self._compile(name)
+        return self._compiled[name]
+
+    def _compile(self, name: str) -> SchemaValidator | None:
+        path = self.path_of(name)
+        if path is None:
+            return None
+        schema = _read_schema(path)
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+        except SchemaError as exc:
+            raise SchemaConfigError(f"schema {path} is not a valid JSON Schema: {exc.message}") from exc
+        return JsonschemaValidator(
+            cls(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
+        )

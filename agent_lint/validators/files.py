@@ -1,0 +1,112 @@
+"""AL0xx: file-level problems found while reading a file.
+
+These rules are raised by discovery and loading (:mod:`agent_lint.discovery`,
+:mod:`agent_lint.loading`) rather than by a pass over parsed data: a file that
+cannot be read or parsed has no data for later checks.
+"""
+
+from __future__ import annotations
+
+from agent_lint.diagnostics import Rule, Severity
+
+INVALID_JSON = Rule(
+    "AL001",
+    "invalid-json",
+    "A JSON record file does not parse",
+    "Reports a `.json` file under a record folder of the agent dir that is not valid JSON "
+    "(RFC 8259): a syntax error, a trailing comma, `NaN`/`Infinity`, or data after the "
+    "document. The next agent cannot read a record that does not parse, and every other "
+    "check of the file is skipped.",
+    '{"decision_id": "D-1",}',
+    '{"decision_id": "D-1"}',
+)
+INVALID_YAML = Rule(
+    "AL002",
+    "invalid-yaml",
+    "A YAML file (or Markdown front matter) does not parse",
+    "Reports a YAML record (a turn, `turn_resumed.yaml`, `relations.yaml`) or the YAML front "
+    "matter of a Markdown note that is not valid YAML. Files are read with a safe loader: "
+    "tags that would construct objects are errors too.",
+    "turn: 1\nrole: [user",
+    "turn: 1\nrole: user",
+)
+DUPLICATE_KEY = Rule(
+    "AL003",
+    "duplicate-key",
+    "An object or mapping repeats a key",
+    "Reports a key that appears twice in the same JSON object or YAML mapping. Readers "
+    "disagree on which value wins (most keep the last silently), so two agents can resume "
+    "from different states of the same file.",
+    '{"status": "open", "status": "approved"}',
+    '{"status": "approved"}',
+)
+INVALID_UTF8 = Rule(
+    "AL004",
+    "invalid-utf8",
+    "A file is not valid UTF-8",
+    "Reports a record or note whose bytes are not valid UTF-8. JSON exchanged between "
+    "systems must be UTF-8 (RFC 8259 §8.1), and agents on other platforms would read "
+    "different text.",
+    "a file saved as Latin-1 or UTF-16",
+    "the same file saved as UTF-8",
+)
+BYTE_ORDER_MARK = Rule(
+    "AL005",
+    "byte-order-mark",
+    "A file starts with a UTF-8 byte order mark",
+    "Reports a file that begins with U+FEFF. RFC 8259 forbids a BOM in JSON texts and many "
+    "parsers (Node.js `JSON.parse` among them) reject it. agent-lint strips it and still "
+    "checks the file, so this is a warning.",
+    "\\ufeff{\"decision_id\": \"D-1\"}",
+    '{"decision_id": "D-1"}',
+    severity=Severity.WARNING,
+)
+EMPTY_FILE = Rule(
+    "AL006",
+    "empty-file",
+    "A JSON or YAML record file is empty",
+    "Reports a record file that is empty or only whitespace, the typical result of an "
+    "interrupted write. An empty record is no record: delete it or restore its content.",
+    "(a zero-byte decisions/D-1.json)",
+    '{"schema_version": 1, "decision_id": "D-1", ...}',
+)
+SYMLINK_ESCAPE = Rule(
+    "AL007",
+    "symlink-escape",
+    "A symbolic link leads outside the repository or nowhere",
+    "Reports a symbolic link in the agent dir whose target is outside the repository, or "
+    "does not exist. agent-lint never follows such a link: on a pull request from a fork it "
+    "could expose files of the machine running the check.",
+    "decisions/D-1.json -> /etc/passwd",
+    "a regular file, or a link to a file inside the repository",
+)
+NOT_A_REGULAR_FILE = Rule(
+    "AL008",
+    "not-a-regular-file",
+    "An entry of the agent dir is a device, socket or pipe",
+    "Reports a FIFO, socket or device node inside the agent dir. Such entries cannot be "
+    "committed meaningfully and reading one could block; agent-lint does not open it.",
+    "mkfifo .agent/decisions/D-1.json",
+    "a regular file",
+)
+FILE_TOO_LARGE = Rule(
+    "AL009",
+    "file-too-large",
+    "A record file is larger than agent-lint reads",
+    "Reports a record file over 16 MiB. Agent records are small; a huge file is usually a "
+    "misplaced log or data dump, and is not parsed so that one file cannot exhaust memory.",
+    "a 200 MB runs/R-1.json with a full transcript inlined",
+    "a small run record whose transcript is referenced by path",
+)
+
+RULES = (
+    INVALID_JSON,
+    INVALID_YAML,
+    DUPLICATE_KEY,
+    INVALID_UTF8,
+    BYTE_ORDER_MARK,
+    EMPTY_FILE,
+    SYMLINK_ESCAPE,
+    NOT_A_REGULAR_FILE,
+    FILE_TOO_LARGE,
+)

@@ -1,0 +1,171 @@
+"""AL2xx: record ids, their patterns, their file or folder names, and uniqueness."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.index import FileContext, Identity, RepoIndex
+from agent_lint.kinds import NameRule
+
+INVALID_ID = Rule(
+    "AL201",
+    "invalid-id",
+    "A record id does not match its kind's id pattern",
+    "Reports an id that does not have its kind's shape: decisions are `D-…`, waitpoints "
+    "`WP-…`, missions `M-…`, milestones `MS-…`, conversations `C-…`, conversation handoffs "
+    "`H-` followed by three or more digits. Reference checks and humans find records by these "
+    "prefixes.",
+    '{"handoff_id": "H-2"}  (in conversations/C-1/handoffs/)',
+    '{"handoff_id": "H-002"}',
+)
+ID_NAME_MISMATCH = Rule(
+    "AL202",
+    "id-name-mismatch",
+    "A record id differs from its file or folder name",
+    "Reports a record whose id is not the name it is stored under: a handoff file `H-002.json` "
+    "whose `handoff_id` is `H-2`, a conversation folder `C-7` whose `meta.json` says `C-8`, or "
+    "a turn file `0004.yaml` whose `turn` is 3. Agents look records up by file name, so a "
+    "drifted id points them at the wrong record. Decisions, waitpoints, inbox messages, "
+    "memory, runs and sessions may add a `-slug` to the id in the file name "
+    '(`file-name-rule = "prefix"`, the default) or must match it exactly (`"exact"`).',
+    'decisions/D-2.json containing {"decision_id": "D-1"}',
+    'decisions/D-1.json (or decisions/D-1-choose-db.json) containing {"decision_id": "D-1"}',
+)
+DUPLICATE_ID = Rule(
+    "AL203",
+    "duplicate-id",
+    "Two records share an id within their scope",
+    "Reports a record whose id is already used by another record of the same kind in the same "
+    "scope: the conversation for conversation handoffs, the mission for milestones, the whole "
+    "repository for everything else. A reference to that id would be ambiguous.",
+    "decisions/D-1.json and decisions/D-1-old.json both with decision_id D-1",
+    "one record per id; give the second record its own id",
+)
+INVALID_FILE_NAME = Rule(
+    "AL204",
+    "invalid-file-name",
+    "A turn file name is not a zero-padded number",
+    "Reports a file in a conversation's `turns/` folder whose name is not a number of at "
+    "least four digits (`0001.yaml`). Turns are ordered by file name; `12.yaml` sorts before "
+    "`2.yaml`.",
+    "conversations/C-1/turns/12.yaml",
+    "conversations/C-1/turns/0012.yaml",
+)
+
+RULES = (INVALID_ID, ID_NAME_MISMATCH, DUPLICATE_ID, INVALID_FILE_NAME)
+
+_TURN_STEM = re.compile(r"^\d{4,}$")
+
+
+def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
+    stem = ctx.groups["stem"]
+    file_name = PurePosixPath(ctx.path).name
+    if not _TURN_STEM.match(stem):
+        yield INVALID_FILE_NAME.at(
+            ctx.path,
+            f'turn file name "{file_name}" must be a number of at least 4 digits, '
+            f"such as {stem.zfill(4) if stem.isdigit() else '0001'}.yaml",
+            line=1,
+            column=1,
+        )
+        return
+    turn = ctx.data.get("turn") if isinstance(ctx.data, dict) else None
+    if isinstance(turn, int) and not isinstance(turn, bool) and turn != int(stem):
+        yield ID_NAME_MISMATCH.at(
+            ctx.path,
+            f"turn {turn} does not match its file name {file_name} "
+            f"(expected turn: {int(stem)})",
+            pointer="/turn",
+        )
+
+
+def _expected_names(ctx: FileContext, value: str) -> tuple[str, str] | None:
+    """Return (actual name, expected description) when the name rule fails."""
+    rule = ctx.kind.name_rule
+    if rule is NameRule.DIR and ctx.kind.folder:
+        folder = ctx.groups[ctx.kind.folder]
+        if folder != value:
+            return f"its folder name {folder}", f"{ctx.kind.id_field} equal to {folder!r}"
+        return None
+    stem = ctx.groups.get("stem")
+    if stem is None:
+        return None
+    file_name = PurePosixPath(ctx.path).name
+    suffix = PurePosixPath(ctx.path).suffix
+    if rule is NameRule.STEM and stem != value:
+        return f"its file name {file_name}", f"{value}{suffix}"
+    if rule is NameRule.SLUG:
+        if stem == value:
+            return None
+        if ctx.config.file_name_rule == "prefix":
+            if stem.startswith(value + "-"):
+                return None
+            return f"its file name {file_name}", f"{value}{suffix} or {value}-<slug>{suffix}"
+        return f"its file name {file_name}", f"{value}{suffix}"
+    return None
+
+
+def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
+    """Check the record's id pattern and its agreement with the file or folder name."""
+    kind = ctx.kind
+    if kind.name_rule is NameRule.TURN:
+        yield from _check_turn(ctx)
+        return
+    if not isinstance(ctx.data, dict) or kind.id_field is None:
+        return
+    value = ctx.data.get(kind.id_field)
+    if isinstance(value, str):
+        if kind.id_pattern and not kind.id_pattern.match(value):
+            yield INVALID_ID.at(
+                ctx.path,
+                f'{kind.id_field} "{value}" does not match the {kind.title} id pattern '
+                f"{kind.id_pattern.pattern}",
+                pointer=f"/{kind.id_field}",
+            )
+        mismatch = _expected_names(ctx, value)
+        if mismatch:
+            actual, expected = mismatch
+            yield ID_NAME_MISMATCH.at(
+                ctx.path,
+                f'{kind.id_field} "{value}" does not match {actual} (expected {expected})',
+                pointer=f"/{kind.id_field}",
+            )
+    for sub in kind.sub_ids:
+        entries = ctx.data.get(sub.array)
+        if not isinstance(entries, list):
+            continue
+        for position, entry in enumerate(entries):
+            sub_value = entry.get(sub.id_field) if isinstance(entry, dict) else None
+            if isinstance(sub_value, str) and not sub.pattern.match(sub_value):
+                yield INVALID_ID.at(
+                    ctx.path,
+                    f'{sub.id_field} "{sub_value}" does not match the {sub.title} id pattern '
+                    f"{sub.pattern.pattern}",
+                    pointer=f"/{sub.array}/{position}/{sub.id_field}",
+                )
+
+
+def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Report every record whose id an earlier record (by path) already uses in its scope."""
+    groups: dict[tuple[str, str, str], list[Identity]] = defaultdict(list)
+    for identity in index.identities:
+        groups[(identity.namespace, identity.scope, identity.id)].append(identity)
+    for (_, scope, value), owners in groups.items():
+        if len(owners) < 2:
+            continue
+        owners.sort(key=lambda owner: (owner.path, owner.pointer))
+        first = owners[0]
+        for other in owners[1:]:
+            where = (
+                f"{first.path} at {first.pointer}" if first.path == other.path else first.path
+            )
+            scope_text = " in the same mission" if other.namespace == "milestone" else ""
+            yield DUPLICATE_ID.at(
+                other.path,
+                f'{other.title} id "{value}" is already used by {where}{scope_text}',
+                pointer=other.pointer,
+            )

@@ -1,0 +1,254 @@
+"""AL1xx: a record does not match its kind's JSON Schema.
+
+Each schema keyword maps to one rule, so a finding's code says what kind of
+fix it needs, and each message names the field, what was expected and what
+was found.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.index import FileContext
+from agent_lint.positions import pointer_of
+from agent_lint.schemas import SchemaIssue
+
+MISSING_FIELD = Rule(
+    "AL101",
+    "missing-required-field",
+    "A required field is absent",
+    "Reports a field the kind's schema requires that the record does not have. Agents "
+    "resuming from the record rely on it; for example a handoff without `next_action` leaves "
+    "the incoming agent guessing.",
+    '{"schema_version": 1, "handoff_id": "H-1", "mode": "AGENT_RESUME"}',
+    '{"schema_version": 1, "handoff_id": "H-1", "mode": "AGENT_RESUME", "next_action": "…", …}',
+)
+UNKNOWN_FIELD = Rule(
+    "AL102",
+    "unknown-field",
+    "A field is not part of the kind's schema",
+    "Reports a field the kind's schema does not define. The bundled schemas accept the "
+    "fields of both the contract and the runtime generation of each kind; anything else is "
+    "usually a typo (`next_actoin`) that silently drops information.",
+    '{"decision_id": "D-1", "statuss": "open", …}',
+    '{"decision_id": "D-1", "status": "open", …}',
+)
+WRONG_TYPE = Rule(
+    "AL103",
+    "wrong-type",
+    "A value has the wrong JSON type",
+    "Reports a value whose type the schema does not allow, such as a number written as a "
+    "string or `null` where a resolved decision needs a string.",
+    '{"turn_count": "12"}',
+    '{"turn_count": 12}',
+)
+INVALID_VALUE = Rule(
+    "AL104",
+    "invalid-value",
+    "A value is not one of the allowed values",
+    "Reports a value outside the schema's `enum` or different from its `const`, such as a "
+    "status or mode the agents do not know.",
+    '{"mode": "AGENT"}',
+    '{"mode": "AGENT_RESUME"}',
+)
+PATTERN_MISMATCH = Rule(
+    "AL105",
+    "pattern-mismatch",
+    "A string does not match the required pattern",
+    "Reports a string that does not match the schema's `pattern`, for example a reference "
+    "to a decision that does not start with `D-`, or a checksum without its `sha256:` prefix.",
+    '{"decisions_refs": ["decision-1"]}',
+    '{"decisions_refs": ["D-1"]}',
+)
+INVALID_DATE_TIME = Rule(
+    "AL106",
+    "invalid-date-time",
+    "A timestamp is not an RFC 3339 date-time",
+    "Reports a `date-time` (or `date`) field that is not RFC 3339: a missing time zone, a "
+    "space instead of `T`, or an impossible date. Handoff ordering compares these values, so "
+    "they must be exact.",
+    '{"created_at": "2026-08-01 15:30"}',
+    '{"created_at": "2026-08-01T15:30:00Z"}',
+)
+OUT_OF_RANGE = Rule(
+    "AL107",
+    "out-of-range",
+    "A value is too small, too large, too long, too short or repeats items",
+    "Reports a number outside `minimum`/`maximum`, a string or array outside its length "
+    "limits, an empty required string, or an array with duplicate items where they must be "
+    "unique.",
+    '{"options": ["approve"]}',
+    '{"options": ["approve", "reject"]}',
+)
+SCHEMA_VIOLATION = Rule(
+    "AL108",
+    "schema-violation",
+    "A record violates another schema constraint",
+    "Reports any other violation of the kind's schema (or of a user schema configured in "
+    "`schema-dirs`), with the validator's own message.",
+    "a value that violates a `not` or `dependentRequired` rule of a user schema",
+    "a value that satisfies it",
+)
+
+RULES = (
+    MISSING_FIELD,
+    UNKNOWN_FIELD,
+    WRONG_TYPE,
+    INVALID_VALUE,
+    PATTERN_MISMATCH,
+    INVALID_DATE_TIME,
+    OUT_OF_RANGE,
+    SCHEMA_VIOLATION,
+)
+
+_TYPE_NAMES = {
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def field_name(path: tuple[str | int, ...]) -> str:
+    """Render an instance path as ``a.b[2].c`` (``the record`` for the root)."""
+    if not path:
+        return "the record"
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short JSON rendering of ``value`` for messages."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def type_name(value: Any) -> str:
+    """The JSON type name of a Python value."""
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _when(issue: SchemaIssue) -> str:
+    return f" when {issue.condition}" if issue.condition else ""
+
+
+def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
+    allowed = list(issue.schema.get("properties", {}))
+    patterns = issue.schema.get("patternProperties", {})
+    for key in issue.instance:
+        if key in allowed or any(re.search(p, key) for p in patterns):
+            continue
+        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+        where = f" in {field_name(issue.path)}" if issue.path else ""
+        if close:
+            hint = f'; did you mean "{close[0]}"?'
+        elif len(allowed) <= 8:
+            hint = "; allowed fields: " + ", ".join(allowed)
+        else:
+            hint = f"; see the {ctx.kind.title} schema for the allowed fields"
+        yield UNKNOWN_FIELD.at(
+            ctx.path,
+            f'unknown field "{key}"{where}{hint}',
+            pointer=pointer_of((*issue.path, key)),
+            target="key",
+        )
+
+
+def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
+    name = f'"{field_name(issue.path)}"' if issue.path else "the record"
+    value, expected, keyword = issue.instance, issue.expected, issue.keyword
+    when = _when(issue)
+    if keyword == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        return WRONG_TYPE, f"{name} must be {wanted}{when}, got {type_name(value)} {show(value)}"
+    if keyword == "enum":
+        choices = ", ".join("null" if v is None else str(v) for v in expected)
+        return INVALID_VALUE, f"{name} must be one of {choices}{when}, got {show(value)}"
+    if keyword == "const":
+        return INVALID_VALUE, f"{name} must be {show(expected)}{when}, got {show(value)}"
+    if keyword == "pattern":
+        return PATTERN_MISMATCH, f"{name} must match the pattern {expected}, got {show(value)}"
+    if keyword == "format":
+        example = "2026-08-01T15:30:00Z" if expected == "date-time" else "2026-08-01"
+        return (
+            INVALID_DATE_TIME,
+            f"{name} must be an RFC 3339 {expected} (such as {example}), got {show(value)}",
+        )
+    if keyword == "minLength":
+        if expected == 1:
+            return OUT_OF_RANGE, f"{name} must not be empty{when}"
+        return OUT_OF_RANGE, f"{name} must be at least {expected} characters, got {len(value)}"
+    if keyword == "maxLength":
+        return OUT_OF_RANGE, f"{name} must be at most {expected} characters, got {len(value)}"
+    if keyword == "minItems":
+        return OUT_OF_RANGE, f"{name} must have at least {expected} item(s){when}, got {len(value)}"
+    if keyword == "maxItems":
+        return OUT_OF_RANGE, f"{name} must have at most {expected} items, got {len(value)}"
+    if keyword == "uniqueItems":
+        seen: list[Any] = []
+        repeated = next((v for v in value if v in seen or seen.append(v)), None)
+        return OUT_OF_RANGE, f"{name} must not repeat items; {show(repeated)} appears twice"
+    if keyword in ("minimum", "exclusiveMinimum"):
+        bound = "at least" if keyword == "minimum" else "greater than"
+        return OUT_OF_RANGE, f"{name} must be {bound} {expected}, got {show(value)}"
+    if keyword in ("maximum", "exclusiveMaximum"):
+        bound = "at most" if keyword == "maximum" else "less than"
+        return OUT_OF_RANGE, f"{name} must be {bound} {expected}, got {show(value)}"
+    if keyword in ("required", "additionalProperties"):
+        return None
+    return SCHEMA_VIOLATION, f"{name}: {issue.message}"
+
+
+def _owned_by_identity(ctx: FileContext, issue: SchemaIssue) -> bool:
+    """Id patterns are reported by the identity rules (AL201), not twice."""
+    if issue.keyword != "pattern":
+        return False
+    kind = ctx.kind
+    if kind.id_field and issue.path == (kind.id_field,):
+        return True
+    return any(
+        len(issue.path) == 3 and issue.path[0] == sub.array and issue.path[2] == sub.id_field
+        for sub in kind.sub_ids
+    )
+
+
+def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
+    """Validate the record against its kind's schema (AL101-AL108)."""
+    if ctx.kind.schema is None:
+        return
+    validator = ctx.schemas.validator(ctx.kind.schema)
+    if validator is None:
+        return
+    for issue in validator.issues(ctx.data):
+        if _owned_by_identity(ctx, issue):
+            continue
+        if issue.keyword == "required":
+            where = f" in {field_name(issue.path)}" if issue.path else ""
+            for missing in issue.expected:
+                if isinstance(issue.instance, dict) and missing not in issue.instance:
+                    yield MISSING_FIELD.at(
+                        ctx.path,
+                        f'missing required field "{missing}"{where}{_when(issue)}',
+                        pointer=pointer_of(issue.path),
+                    )
+            continue
+        if issue.keyword == "additionalProperties" and isinstance(issue.instance, dict):
+            yield from _unknown_fields(ctx, issue)
+            continue
+        described = _message(issue)
+        if described is not None:
+            rule, message = described
+            yield rule.at(ctx.path, message, pointer=pointer_of(issue.path))
