@@ -83,29 +83,40 @@ def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
-def _expected_names(ctx: FileContext, value: str) -> tuple[str, str] | None:
-    """Return (actual name, expected description) when the name rule fails."""
-    rule = ctx.kind.name_rule
-    if rule is NameRule.DIR and ctx.kind.folder:
-        folder = ctx.groups[ctx.kind.folder]
-        if folder != value:
-            return f"its folder name {folder}", f"{ctx.kind.id_field} equal to {folder!r}"
-        return None
+def _name_mismatch(ctx: FileContext, value: str) -> str | None:
+    """Describe how ``value`` disagrees with the file or folder name, if it does.
+
+    Renaming is suggested only when ``value`` itself is a well-formed id.
+    """
+    kind, field = ctx.kind, ctx.kind.id_field
+    renamable = kind.id_pattern is None or bool(kind.id_pattern.match(value))
+    if kind.name_rule is NameRule.DIR and kind.folder:
+        folder = ctx.groups[kind.folder]
+        if folder == value:
+            return None
+        rename = f", or rename the folder to {value}" if renamable else ""
+        return (
+            f'{field} "{value}" does not match its folder name {folder} '
+            f'(expected {field} "{folder}"{rename})'
+        )
     stem = ctx.groups.get("stem")
-    if stem is None:
+    if stem is None or stem == value:
         return None
     file_name = PurePosixPath(ctx.path).name
     suffix = PurePosixPath(ctx.path).suffix
-    if rule is NameRule.STEM and stem != value:
-        return f"its file name {file_name}", f"{value}{suffix}"
-    if rule is NameRule.SLUG:
-        if stem == value:
-            return None
-        if ctx.config.file_name_rule == "prefix":
-            if stem.startswith(value + "-"):
-                return None
-            return f"its file name {file_name}", f"{value}{suffix} or {value}-<slug>{suffix}"
-        return f"its file name {file_name}", f"{value}{suffix}"
+    if kind.name_rule is NameRule.STEM or (
+        kind.name_rule is NameRule.SLUG and ctx.config.file_name_rule == "exact"
+    ):
+        rename = f", or rename the file to {value}{suffix}" if renamable else ""
+        return (
+            f'{field} "{value}" does not match its file name {file_name} '
+            f'(expected {field} "{stem}"{rename})'
+        )
+    if kind.name_rule is NameRule.SLUG and not stem.startswith(value + "-"):
+        return (
+            f'{field} "{value}" does not match its file name {file_name} '
+            f"(expected a file named {value}{suffix} or {value}-<slug>{suffix})"
+        )
     return None
 
 
@@ -119,21 +130,21 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
         return
     value = ctx.data.get(kind.id_field)
     if isinstance(value, str):
+        mismatch = _name_mismatch(ctx, value)
         if kind.id_pattern and not kind.id_pattern.match(value):
-            yield INVALID_ID.at(
-                ctx.path,
-                f'{kind.id_field} "{value}" does not match the {kind.title} id pattern '
-                f"{kind.id_pattern.pattern}",
-                pointer=f"/{kind.id_field}",
-            )
-        mismatch = _expected_names(ctx, value)
-        if mismatch:
-            actual, expected = mismatch
-            yield ID_NAME_MISMATCH.at(
-                ctx.path,
-                f'{kind.id_field} "{value}" does not match {actual} (expected {expected})',
-                pointer=f"/{kind.id_field}",
-            )
+            name = ctx.groups.get(kind.folder or "stem")
+            if mismatch and name and kind.id_pattern.match(name):
+                # The file name is a valid id: adopting it fixes both problems.
+                yield ID_NAME_MISMATCH.at(ctx.path, mismatch, pointer=f"/{kind.id_field}")
+            else:
+                yield INVALID_ID.at(
+                    ctx.path,
+                    f'{kind.id_field} "{value}" does not match the {kind.title} id pattern '
+                    f"{kind.id_pattern.pattern}",
+                    pointer=f"/{kind.id_field}",
+                )
+        elif mismatch:
+            yield ID_NAME_MISMATCH.at(ctx.path, mismatch, pointer=f"/{kind.id_field}")
     for sub in kind.sub_ids:
         entries = ctx.data.get(sub.array)
         if not isinstance(entries, list):

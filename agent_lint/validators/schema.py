@@ -141,6 +141,11 @@ def type_name(value: Any) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
+def describe(value: Any) -> str:
+    """``null``, or the value's JSON type followed by the value."""
+    return "null" if value is None else f"{type_name(value)} {show(value)}"
+
+
 def _when(issue: SchemaIssue) -> str:
     return f" when {issue.condition}" if issue.condition else ""
 
@@ -173,7 +178,7 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
     when = _when(issue)
     if keyword == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        return WRONG_TYPE, f"{name} must be {wanted}{when}, got {type_name(value)} {show(value)}"
+        return WRONG_TYPE, f"{name} must be {wanted}{when}, got {describe(value)}"
     if keyword == "enum":
         choices = ", ".join("null" if v is None else str(v) for v in expected)
         return INVALID_VALUE, f"{name} must be one of {choices}{when}, got {show(value)}"

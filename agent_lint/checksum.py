@@ -1,0 +1,100 @@
+"""Checksum v1 of a conversation handoff (see docs/checksum.md).
+
+``checksum = "sha256:" + hex(sha256(JCS(obj)))`` where JCS is RFC 8785 JSON
+canonicalization and ``obj`` holds the conversation id and the handoff's
+context pointer, its id lists sorted by code point and de-duplicated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from decimal import Decimal
+from typing import Any
+
+PREFIX = "sha256:"
+MAX_SAFE_INTEGER = 2**53 - 1
+_LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
+
+
+class ChecksumError(ValueError):
+    """The handoff holds a value checksum v1 cannot canonicalise."""
+
+
+def checksum_input(handoff: dict[str, Any]) -> dict[str, Any]:
+    """Build the object that is hashed, from a parsed conversation handoff."""
+    pointer = handoff.get("context_pointer")
+    if pointer is None:
+        pointer = {}
+    if not isinstance(pointer, dict):
+        raise ChecksumError("context_pointer must be an object")
+    obj: dict[str, Any] = {
+        "conversation_id": handoff.get("conversation_id"),
+        "latest_turn": pointer.get("latest_turn"),
+    }
+    for name in _LISTS:
+        values = pointer.get(name)
+        if values is None:
+            values = []
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ChecksumError(f"context_pointer.{name} must be a list of strings")
+        obj[name] = sorted(set(values))
+    return obj
+
+
+def _number(value: int | float) -> str:
+    """ECMAScript ``Number.prototype.toString`` of ``value``, as RFC 8785 requires."""
+    if isinstance(value, int):
+        if abs(value) > MAX_SAFE_INTEGER:
+            raise ChecksumError(
+                f"integer {value} is beyond 2^53-1 and has no exact canonical JSON form"
+            )
+        return str(value)
+    if not math.isfinite(value):
+        raise ChecksumError("NaN and Infinity have no canonical JSON form")
+    if value == 0:
+        return "0"
+    decimal = Decimal(repr(value))  # repr gives the shortest round-trip digits
+    sign, digit_tuple, exponent = decimal.as_tuple()
+    assert isinstance(exponent, int)
+    digits = "".join(map(str, digit_tuple))
+    power = exponent + len(digits) - 1  # exponent of the leading digit
+    digits = digits.rstrip("0") or "0"
+    minus = "-" if sign else ""
+    if -7 < power < 21:
+        if power >= len(digits) - 1:
+            return minus + digits + "0" * (power - len(digits) + 1)
+        if power >= 0:
+            return f"{minus}{digits[: power + 1]}.{digits[power + 1 :]}"
+        return f"{minus}0.{'0' * (-power - 1)}{digits}"
+    fraction = f".{digits[1:]}" if len(digits) > 1 else ""
+    return f"{minus}{digits[0]}{fraction}e{'+' if power > 0 else '-'}{abs(power)}"
+
+
+def canonicalize(value: Any) -> str:
+    """RFC 8785 canonical JSON text of ``value``."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if isinstance(value, str):
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise ChecksumError(f"string {value!r} contains a lone surrogate")
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(canonicalize(v) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
+        return "{" + ",".join(f"{canonicalize(k)}:{canonicalize(value[k])}" for k in keys) + "}"
+    raise ChecksumError(f"{type(value).__name__} is not a JSON value")
+
+
+def compute(handoff: dict[str, Any]) -> str:
+    """The checksum v1 a conversation handoff must carry."""
+    text = canonicalize(checksum_input(handoff))
+    return PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
