@@ -144,6 +144,8 @@ def locate_json(text: str) -> Locations:
         while True:
             m = _STRING.match(text, j)
             if not m:
+                if text.startswith("}", j):
+                    raise fail("trailing comma before '}'", j)
                 raise fail("expected a string key in double quotes", j)
             key = json.loads(m.group())
             member = pointer + "/" + escape_token(key)
@@ -171,7 +173,9 @@ def locate_json(text: str) -> Locations:
             j = ws(value(j, f"{pointer}/{index}"))
             index += 1
             if text.startswith(",", j):
-                j += 1
+                j = ws(j + 1)
+                if text.startswith("]", j):
+                    raise fail("trailing comma before ']'", j)
                 continue
             if text.startswith("]", j):
                 return j + 1

@@ -133,7 +133,8 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
         mismatch = _name_mismatch(ctx, value)
         if kind.id_pattern and not kind.id_pattern.match(value):
             name = ctx.groups.get(kind.folder or "stem")
-            if mismatch and name and kind.id_pattern.match(name):
+            adoptable = kind.name_rule in (NameRule.STEM, NameRule.DIR)
+            if mismatch and name and adoptable and kind.id_pattern.match(name):
                 # The file name is a valid id: adopting it fixes both problems.
                 yield ID_NAME_MISMATCH.at(ctx.path, mismatch, pointer=f"/{kind.id_field}")
             else:

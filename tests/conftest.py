@@ -1,0 +1,75 @@
+"""Shared test helpers: lint an in-memory tree, golden files, the shared reference data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_lint.linter import LintResult, lint_paths
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures" / "cortex"
+SHARED = REPO.parent / "shared"
+
+Tree = Mapping[str, Any]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        help="rewrite the expected output files of the fixtures instead of comparing",
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+def write_tree(root: Path, files: Tree) -> Path:
+    """Write ``files`` (path -> dict/list for JSON, str or bytes) under ``root``."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def lint_tree(tmp_path: Path) -> Callable[..., LintResult]:
+    """Lint a tree given as a mapping of ``.agent/``-relative paths to contents."""
+
+    calls = [0]
+
+    def run(files: Tree, *, config: str | None = None, **options: Any) -> LintResult:
+        # The first tree is tmp_path/"repo" (tests may prepare it); later calls start afresh.
+        calls[0] += 1
+        root = tmp_path / ("repo" if calls[0] == 1 else f"repo{calls[0]}")
+        root.mkdir(exist_ok=True)
+        (root / ".agent").mkdir(exist_ok=True)
+        write_tree(root / ".agent", files)
+        if config is not None:
+            (root / ".agent-lint.toml").write_text(config, encoding="utf-8")
+        return lint_paths([root], **options)
+
+    return run
+
+
+def codes(result: LintResult) -> list[str]:
+    """The codes of a result's findings, in report order."""
+    return [d.code for d in result.diagnostics]
+
+
+def load_fixture(name: str, rel: str) -> Any:
+    """A parsed JSON file of a fixture's agent dir (for building variants)."""
+    return json.loads((FIXTURES / name / ".agent" / rel).read_text(encoding="utf-8"))
