@@ -1,0 +1,198 @@
+"""The command line: exit codes, options, formats, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, write_tree
+from records import decision
+
+from agent_lint.cli import main
+
+VALID = FIXTURES / "valid"
+BROKEN = FIXTURES / "broken-schema"
+
+
+def test_clean_run_exits_zero(capsys):
+    assert main([str(VALID), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("All checks passed (")
+
+
+def test_findings_exit_one_with_text_lines(capsys):
+    assert main([str(BROKEN), "--no-color"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(".agent/conversations/C-payments-refactor/handoffs/H-002.json:17:13: AL104 ")
+    assert lines[-1].startswith("Found 9 errors in ")
+
+
+def test_exit_zero(capsys):
+    assert main([str(BROKEN), "--exit-zero", "--quiet"]) == 0
+
+
+def test_warnings_alone_do_not_fail(tmp_path, capsys):
+    raw = b"\xef\xbb\xbf" + json.dumps(decision()).encode()
+    write_tree(tmp_path, {".agent/decisions/D-001.json": raw})
+    assert main([str(tmp_path)]) == 0
+    assert "AL005" in capsys.readouterr().out
+
+
+def test_select_and_ignore(capsys):
+    assert main([str(BROKEN), "--select", "AL104", "--output-format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert {d["code"] for d in found} == {"AL104"}
+    assert main([str(BROKEN), "--ignore", "AL1", "--output-format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+
+
+def test_longest_prefix_wins(capsys):
+    main([str(BROKEN), "--select", "AL104", "--ignore", "AL1", "--output-format", "json"])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert {d["code"] for d in found} == {"AL104"}
+
+
+def test_bad_code_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([str(VALID), "--select", "E501"])
+    assert exc.value.code == 2
+    assert "not a rule code" in capsys.readouterr().err
+
+
+def test_missing_path_is_usage_error(tmp_path, capsys):
+    assert main([str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agent-lint: error: ") and "no such file" in err
+
+
+def test_no_agent_dir_is_usage_error(tmp_path, capsys):
+    (tmp_path / ".git").mkdir()
+    assert main([str(tmp_path)]) == 2
+    assert "no .agent/ directory found" in capsys.readouterr().err
+
+
+def test_agent_dir_itself_and_paths_inside(capsys):
+    assert main([str(VALID / ".agent"), "--quiet"]) == 0
+    assert main([str(BROKEN / ".agent" / "decisions"), "--output-format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert found and all(d["path"].startswith(".agent/decisions/") for d in found)
+
+
+def test_repository_that_is_the_agent_dir(tmp_path, capsys):
+    write_tree(tmp_path, {"decisions/D-001.json": decision(prompt="")})
+    assert main([str(tmp_path), "--output-format", "json"]) == 1
+    [d] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert d["path"] == "decisions/D-001.json"
+
+
+def test_default_path_is_current_directory(monkeypatch, capsys):
+    monkeypatch.chdir(VALID)
+    assert main(["--quiet"]) == 0
+
+
+def test_github_format_is_automatic_on_actions(monkeypatch, capsys):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    main([str(BROKEN)])
+    assert capsys.readouterr().out.startswith("::error file=")
+
+
+def test_output_file(tmp_path, capsys):
+    target = tmp_path / "out" / "report.json"
+    assert main([str(BROKEN), "--output-format", "json", "--output-file", str(target)]) == 1
+    assert capsys.readouterr().out == ""
+    assert json.loads(target.read_text())["summary"]["errors"] == 9
+
+
+def test_color_only_on_terminals(monkeypatch, capsys):
+    class Tty:
+        def __init__(self) -> None:
+            self.parts: list[str] = []
+
+        def write(self, text: str) -> int:
+            self.parts.append(text)
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+        def isatty(self) -> bool:
+            return True
+
+    tty = Tty()
+    monkeypatch.setattr("sys.stdout", tty)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    main([str(BROKEN)])
+    assert "\033[" in "".join(tty.parts)
+    tty.parts.clear()
+    monkeypatch.setenv("NO_COLOR", "1")
+    main([str(BROKEN)])
+    assert "\033[" not in "".join(tty.parts)
+    tty.parts.clear()
+    monkeypatch.delenv("NO_COLOR")
+    main([str(BROKEN), "--no-color"])
+    assert "\033[" not in "".join(tty.parts)
+
+
+def test_list_rules(capsys):
+    assert main(["--list-rules"]) == 0
+    out = capsys.readouterr().out
+    assert "AL001  invalid-json" in out and "AL203  duplicate-id" in out
+
+
+def test_explain(capsys):
+    assert main(["--explain", "al202"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("AL202 (id-name-mismatch), error")
+    for heading in ("What it does", "Why it matters", "Example", "Use instead"):
+        assert heading in out
+
+
+def test_explain_unknown_code(capsys):
+    assert main(["--explain", "AL999"]) == 2
+    assert "unknown rule code" in capsys.readouterr().err
+
+
+def test_crash_is_one_line_unless_debug(monkeypatch, capsys):
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("kaput")
+
+    monkeypatch.setattr("agent_lint.cli.lint_paths", boom)
+    assert main([str(VALID)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: kaput" in err
+    assert main([str(VALID), "--debug"]) == 2
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_module_entry_point():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_lint", str(VALID), "--quiet"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GITHUB_ACTIONS": ""},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_never_modifies_files(tmp_path):
+    import shutil
+
+    copy = tmp_path / "repo"
+    shutil.copytree(BROKEN, copy)
+    before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    main([str(copy), "--quiet"])
+    after = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    assert before == after
+
+
+def test_multiple_repositories_are_merged(capsys, tmp_path: Path):
+    assert main([str(VALID), str(BROKEN), "--output-format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert Path(data["root"]) == VALID.resolve()
+    assert all(d["path"].startswith("../broken-schema/.agent/") for d in data["diagnostics"])

@@ -1,0 +1,122 @@
+"""Configuration files and their validation."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import codes
+from records import decision
+
+from agent_lint.config import ConfigError
+
+
+def test_ignore_and_per_file_ignores(lint_tree):
+    files = {"decisions/D-001.json": decision(prompt=""), "decisions/D-002.json": decision(decision_id="D-002", options=["a"])}
+    assert codes(lint_tree(files)) == ["AL107", "AL107"]
+    assert codes(lint_tree(files, config='ignore = ["AL107"]\n')) == []
+    config = '[per-file-ignores]\n".agent/decisions/D-001.json" = ["AL1"]\n'
+    result = lint_tree(files, config=config)
+    assert [d.path for d in result.diagnostics] == [".agent/decisions/D-002.json"]
+
+
+def test_severity_override(lint_tree):
+    files = {"decisions/D-001.json": decision(prompt="")}
+    result = lint_tree(files, config='[severity]\nAL107 = "warning"\n')
+    assert result.diagnostics[0].severity.value == "warning"
+    assert result.errors == 0
+
+
+def test_pyproject_table(lint_tree, tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[tool.agent-lint]\nselect = ["AL2"]\n')
+    assert codes(lint_tree({"decisions/D-001.json": decision(prompt="")})) == []
+
+
+def test_dedicated_file_wins_over_pyproject(lint_tree, tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[tool.agent-lint]\nselect = ["AL2"]\n')
+    result = lint_tree({"decisions/D-001.json": decision(prompt="")}, config='select = ["AL"]\n')
+    assert codes(result) == ["AL107"]
+
+
+def test_agent_dir_setting(tmp_path):
+    import json
+
+    from agent_lint.linter import lint_paths
+
+    (tmp_path / "state" / "decisions").mkdir(parents=True)
+    (tmp_path / "state" / "decisions" / "D-001.json").write_text(json.dumps(decision(prompt="")))
+    (tmp_path / ".agent-lint.toml").write_text('agent-dir = "state"\n')
+    result = lint_paths([tmp_path])
+    assert [d.path for d in result.diagnostics] == ["state/decisions/D-001.json"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("colour = true\n", "unknown key `colour`"),
+        ('select = "AL1"\n', "`select` must be a list"),
+        ('ignore = ["E501"]\n', "'E501' is not a rule code"),
+        ('file-name-rule = "loose"\n', "`file-name-rule` must be"),
+        ('[severity]\nAL101 = "fatal"\n', "`severity.AL101` must be"),
+        ('agent-dir = "../elsewhere"\n', "`agent-dir` must be a relative path"),
+        ('schema-dirs = ["/etc"]\n', "outside the repository"),
+        ('schema-dirs = ["missing"]\n', "is not a folder"),
+        ("select = [\n", "cannot read configuration"),
+    ],
+)
+def test_bad_configuration_names_key_and_file(lint_tree, text, message):
+    with pytest.raises(ConfigError) as exc:
+        lint_tree({"decisions/D-001.json": decision()}, config=text)
+    assert message in str(exc.value)
+    assert ".agent-lint.toml" in str(exc.value)
+
+
+def test_user_schema_overrides_bundled(lint_tree, tmp_path):
+    schema_dir = tmp_path / "repo" / "schemas"
+    schema_dir.mkdir(parents=True)
+    (schema_dir / "decision.schema.json").write_text(
+        '{"type": "object", "required": ["decision_id", "owner_team"]}'
+    )
+    result = lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')
+    [d] = result.diagnostics
+    assert d.message == 'missing required field "owner_team"'
+
+
+def test_user_schema_extends_bundled_by_ref(lint_tree, tmp_path):
+    for repo in ("repo", "repo2"):
+        schema_dir = tmp_path / repo / "schemas"
+        schema_dir.mkdir(parents=True)
+        (schema_dir / "decision.schema.json").write_text(
+            '{"$schema": "https://json-schema.org/draft/2020-12/schema",'
+            ' "$ref": "urn:agent-lint:decision",'
+            ' "properties": {"requested_by": {"enum": ["cortex-main"]}}}'
+        )
+    config = 'schema-dirs = ["schemas"]\n'
+    assert lint_tree({"decisions/D-001.json": decision()}, config=config).diagnostics == []
+    result = lint_tree({"decisions/D-001.json": decision(requested_by="x", prompt="")}, config=config)
+    assert sorted(codes(result)) == ["AL104", "AL107"]
+
+
+def test_user_schema_remote_ref_is_never_fetched(lint_tree, tmp_path):
+    from agent_lint.schemas import SchemaConfigError
+
+    schema_dir = tmp_path / "repo" / "schemas"
+    schema_dir.mkdir(parents=True)
+    (schema_dir / "decision.schema.json").write_text(
+        '{"$ref": "https://example.invalid/decision.json"}'
+    )
+    with pytest.raises(SchemaConfigError) as exc:
+        lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')
+    assert "never fetched" in str(exc.value)
+
+
+def test_invalid_user_schema(lint_tree, tmp_path):
+    from agent_lint.schemas import SchemaConfigError
+
+    schema_dir = tmp_path / "repo" / "schemas"
+    schema_dir.mkdir(parents=True)
+    (schema_dir / "decision.schema.json").write_text('{"type": 12}')
+    with pytest.raises(SchemaConfigError):
+        lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')

@@ -1,0 +1,43 @@
+"""The example repositories: the valid one is clean, each broken one matches its golden file."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES
+
+from agent_lint.cli import main
+
+BROKEN = sorted(p.name for p in FIXTURES.iterdir() if p.name.startswith("broken-"))
+
+
+def test_valid_fixture_is_clean(capsys):
+    assert main([str(FIXTURES / "valid"), "--no-color"]) == 0
+    assert capsys.readouterr().out.startswith("All checks passed")
+
+
+def test_valid_fixture_uses_every_kind():
+    from agent_lint.kinds import KINDS, classify
+
+    agent = FIXTURES / "valid" / ".agent"
+    seen = set()
+    for path in agent.rglob("*"):
+        match = classify(path.relative_to(agent).as_posix()) if path.is_file() else None
+        if match:
+            seen.add(match.kind.name)
+    assert seen == {kind.name for kind in KINDS}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_broken_fixture_matches_golden(name, capsys, update_goldens):
+    fixture = FIXTURES / name
+    golden = fixture / "expected.txt"
+    code = main([str(fixture), "--no-color"])
+    out = capsys.readouterr().out
+    if update_goldens:
+        golden.write_text(out, encoding="utf-8")
+    assert code == 1
+    assert out == golden.read_text(encoding="utf-8")
+
+
+def test_each_check_family_has_a_broken_fixture():
+    assert {"broken-files", "broken-schema", "broken-identity"} <= set(BROKEN)

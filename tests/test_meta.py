@@ -1,0 +1,41 @@
+"""Rules are unique, documented, listed, and demonstrated by a test."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from agent_lint.validators import RULES
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_codes_and_names_are_unique():
+    assert len({r.code for r in RULES}) == len(RULES)
+    assert len({r.name for r in RULES}) == len(RULES)
+
+
+def test_codes_follow_the_family_scheme():
+    for rule in RULES:
+        assert re.fullmatch(r"AL[0-7]\d\d", rule.code), rule.code
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name), rule.name
+
+
+def test_every_rule_is_documented():
+    for rule in RULES:
+        assert rule.summary and not rule.summary.endswith(".")
+        assert len(rule.explanation) > 80, rule.code
+        assert rule.bad and rule.good and rule.bad != rule.good, rule.code
+
+
+def test_every_rule_is_demonstrated_by_a_test():
+    text = "\n".join(p.read_text(encoding="utf-8") for p in TESTS.glob("test_*.py"))
+    missing = [r.code for r in RULES if f'"{r.code}"' not in text]
+    assert missing == []
+
+
+def test_every_check_has_a_docstring():
+    from agent_lint.validators import FILE_CHECKS, REPO_CHECKS
+
+    for check in (*FILE_CHECKS, *REPO_CHECKS):
+        assert check.__doc__, check.__name__

@@ -1,0 +1,125 @@
+"""Output formats: the JSON contract, GitHub workflow commands, SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import FIXTURES
+
+from agent_lint.cli import main
+from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.linter import LintResult
+from agent_lint.reporters import github, sarif
+
+BROKEN = FIXTURES / "broken-schema"
+SARIF_SCHEMA_ENV = "AGENT_LINT_SARIF_SCHEMA"
+
+
+def run_json(capsys, *args: str) -> dict:
+    main([*args, "--output-format", "json"])
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_contract(capsys):
+    data = run_json(capsys, str(BROKEN))
+    assert list(data) == ["version", "root", "files_checked", "diagnostics", "summary"]
+    assert data["version"] == 1
+    assert data["root"] == str(BROKEN.resolve())
+    assert data["files_checked"] == 54
+    assert data["summary"] == {"errors": 9, "warnings": 0}
+    first = data["diagnostics"][0]
+    assert list(first) == [
+        "code", "name", "severity", "path", "line", "column",
+        "end_line", "end_column", "message", "pointer", "fixable",
+    ]
+    assert first == {
+        "code": "AL104",
+        "name": "invalid-value",
+        "severity": "error",
+        "path": ".agent/conversations/C-payments-refactor/handoffs/H-002.json",
+        "line": 17,
+        "column": 13,
+        "end_line": 17,
+        "end_column": 20,
+        "message": '"reason" must be one of user_switched_tool, task_complete, timeout, '
+        'explicit, session_archive, got "AGENT"',
+        "pointer": "/reason",
+        "fixable": False,
+    }
+    keys = [(d["path"], d["line"], d["column"], d["code"]) for d in data["diagnostics"]]
+    assert keys == sorted(keys)
+
+
+def _result(*diagnostics: Diagnostic) -> LintResult:
+    return LintResult(root=Path("/repo"), files_checked=1, diagnostics=list(diagnostics))
+
+
+def _diag(**kw: object) -> Diagnostic:
+    base = dict(
+        code="AL101", name="missing-required-field", severity=Severity.ERROR,
+        message="m", path="a.json", line=2, column=3, end_line=2, end_column=9,
+    )
+    base.update(kw)
+    return Diagnostic(**base)  # type: ignore[arg-type]
+
+
+def test_github_escaping_and_columns():
+    out = github.render(
+        _result(
+            _diag(path="dir,x/a:b.json", message="100% broken\nnext line"),
+            _diag(code="AL005", name="byte-order-mark", severity=Severity.WARNING, end_line=4),
+        )
+    )
+    first, second = out.splitlines()
+    assert first == (
+        "::error file=dir%2Cx/a%3Ab.json,line=2,endLine=2,col=3,endColumn=9,title=AL101"
+        "::100%25 broken%0Anext line (missing-required-field)"
+    )
+    # Spans over several lines carry no columns, as GitHub requires.
+    assert second.startswith("::warning file=a.json,line=2,endLine=4,title=AL005::")
+    assert "col=" not in second
+
+
+def test_sarif_structure(capsys):
+    main([str(BROKEN), "--output-format", "sarif"])
+    log = json.loads(capsys.readouterr().out)
+    assert log["version"] == "2.1.0"
+    [run] = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert len({r["id"] for r in rules}) == len(rules)
+    assert all(r["help"]["text"] for r in rules)
+    result = run["results"][0]
+    assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].startswith(".agent/")
+    assert location["region"]["startLine"] >= 1
+
+
+def test_sarif_fingerprints_are_stable_across_line_moves():
+    a = _diag(line=2)
+    b = _diag(line=40, end_line=40)
+    assert sarif.fingerprint(a) == sarif.fingerprint(b)
+    assert sarif.fingerprint(a) != sarif.fingerprint(_diag(message="other"))
+
+
+def _sarif_schema() -> dict:
+    location = os.environ.get(SARIF_SCHEMA_ENV)
+    if not location or not Path(location).is_file():
+        if os.environ.get("AGENT_LINT_REQUIRE_SARIF_SCHEMA"):
+            pytest.fail(f"{SARIF_SCHEMA_ENV} must name the SARIF 2.1.0 schema file")
+        pytest.skip(f"set {SARIF_SCHEMA_ENV} to the SARIF 2.1.0 schema (see .ci/run)")
+    return json.loads(Path(location).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("fixture", ["valid", "broken-schema", "broken-files", "broken-identity"])
+def test_sarif_validates_against_the_sarif_schema(capsys, fixture):
+    schema = _sarif_schema()
+    main([str(FIXTURES / fixture), "--output-format", "sarif"])
+    log = json.loads(capsys.readouterr().out)
+    validator_class = jsonschema.validators.validator_for(schema)
+    errors = list(validator_class(schema).iter_errors(log))
+    assert errors == [], [e.message for e in errors[:5]]
