@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("agent-lint: interrupted\n")
         return EXIT_ERROR
-    except Exception as exc:  # noqa: BLE001 - last-resort crash report
+    except Exception as exc:
         if args.debug:
             traceback.print_exc()
         else:

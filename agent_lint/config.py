@@ -39,9 +39,7 @@ class Config:
     file_name_rule: str = "prefix"
     source: Path | None = field(default=None, compare=False)
 
-    def with_cli(
-        self, select: list[str] | None, ignore: list[str] | None
-    ) -> Config:
+    def with_cli(self, select: list[str] | None, ignore: list[str] | None) -> Config:
         """Apply command-line ``--select`` (replaces) and ``--ignore`` (extends)."""
         updated = self
         if select is not None:
@@ -62,7 +60,7 @@ def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
 def validate_code(code: str, where: str) -> None:
     """Reject a selector that cannot match any rule code."""
     upper = code.upper()
-    if not upper.startswith("AL") or not upper[2:].isdigit() and upper != "AL":
+    if not upper.startswith("AL") or (not upper[2:].isdigit() and upper != "AL"):
         raise ConfigError(
             f"{where}: {code!r} is not a rule code or prefix (expected e.g. AL1, AL203)"
         )
@@ -96,7 +94,12 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                 levels.append((code.upper(), Severity(level)))
             config = replace(config, severity=tuple(levels))
         elif key == "agent-dir":
-            if not isinstance(value, str) or not value or Path(value).is_absolute() or ".." in Path(value).parts:
+            if (
+                not isinstance(value, str)
+                or not value
+                or Path(value).is_absolute()
+                or ".." in Path(value).parts
+            ):
                 raise ConfigError(
                     f"{source}: `agent-dir` must be a relative path inside the repository"
                 )
@@ -146,7 +149,8 @@ def find_config_file(root: Path) -> tuple[Path, Mapping[str, Any]] | None:
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 

@@ -93,9 +93,7 @@ class Diagnostic:
         self, line: int, column: int, end_line: int | None, end_column: int | None
     ) -> Diagnostic:
         """Return a copy located at the given 1-based span."""
-        return replace(
-            self, line=line, column=column, end_line=end_line, end_column=end_column
-        )
+        return replace(self, line=line, column=column, end_line=end_line, end_column=end_column)
 
     def with_severity(self, severity: Severity) -> Diagnostic:
         """Return a copy with ``severity`` (configuration overrides)."""

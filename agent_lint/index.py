@@ -59,7 +59,9 @@ class RepoIndex:
             if isinstance(value, str):
                 scope = ctx.groups.get(kind.scope, "") if kind.scope else ""
                 self.identities.append(
-                    Identity(kind.namespace, scope, value, ctx.path, f"/{kind.id_field}", kind.title)
+                    Identity(
+                        kind.namespace, scope, value, ctx.path, f"/{kind.id_field}", kind.title
+                    )
                 )
         for sub in kind.sub_ids:
             entries = data.get(sub.array)

@@ -102,9 +102,7 @@ def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
     roots = [p.resolve() for p in only]
     kept = []
     for diagnostic in found:
-        if roots and not any(
-            _within(target.root / diagnostic.path, limit) for limit in roots
-        ):
+        if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
             continue
         if not is_selected(diagnostic.code, config, diagnostic.path):
             continue
@@ -191,9 +189,7 @@ def lint_paths(
             continue
         merged.files_checked += result.files_checked
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
-        merged.diagnostics.extend(
-            replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics
-        )
+        merged.diagnostics.extend(replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics)
     assert merged is not None
     merged.diagnostics.sort(key=Diagnostic.sort_key)
     return merged

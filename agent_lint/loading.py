@@ -92,8 +92,7 @@ def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
         found.append(
             rules.BYTE_ORDER_MARK.at(
                 path,
-                "file starts with a UTF-8 byte order mark (U+FEFF); "
-                "save it as UTF-8 without BOM",
+                "file starts with a UTF-8 byte order mark (U+FEFF); save it as UTF-8 without BOM",
                 line=1,
                 column=1,
             )
@@ -173,7 +172,9 @@ def _parse_yaml(path: str, text: str, line_offset: int = 0) -> tuple[Any, list[D
         line = (mark.line + 1 if mark else 1) + line_offset
         column = mark.column + 1 if mark else 1
         problem = exc.problem or exc.context or "syntax error"
-        return None, [rules.INVALID_YAML.at(path, f"invalid YAML: {problem}", line=line, column=column)]
+        return None, [
+            rules.INVALID_YAML.at(path, f"invalid YAML: {problem}", line=line, column=column)
+        ]
     except (YAMLError, RecursionError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, [rules.INVALID_YAML.at(path, f"invalid YAML: {first}", line=1, column=1)]

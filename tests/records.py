@@ -31,7 +31,12 @@ MISSION: dict[str, Any] = {
     "current_milestone_id": "MS-001",
     "milestones": [
         {"milestone_id": "MS-001", "title": "First", "status": "in_progress"},
-        {"milestone_id": "MS-002", "title": "Second", "status": "planned", "depends_on": ["MS-001"]},
+        {
+            "milestone_id": "MS-002",
+            "title": "Second",
+            "status": "planned",
+            "depends_on": ["MS-001"],
+        },
     ],
     "created_at": STAMP,
     "updated_at": STAMP,

@@ -25,7 +25,9 @@ def test_clean_run_exits_zero(capsys):
 def test_findings_exit_one_with_text_lines(capsys):
     assert main([str(BROKEN), "--no-color"]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(".agent/conversations/C-payments-refactor/handoffs/H-002.json:17:13: AL104 ")
+    assert lines[0].startswith(
+        ".agent/conversations/C-payments-refactor/handoffs/H-002.json:17:13: AL104 "
+    )
     assert lines[-1].startswith("Found 9 errors in ")
 
 

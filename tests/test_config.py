@@ -10,7 +10,10 @@ from agent_lint.config import ConfigError
 
 
 def test_ignore_and_per_file_ignores(lint_tree):
-    files = {"decisions/D-001.json": decision(prompt=""), "decisions/D-002.json": decision(decision_id="D-002", options=["a"])}
+    files = {
+        "decisions/D-001.json": decision(prompt=""),
+        "decisions/D-002.json": decision(decision_id="D-002", options=["a"]),
+    }
     assert codes(lint_tree(files)) == ["AL107", "AL107"]
     assert codes(lint_tree(files, config='ignore = ["AL107"]\n')) == []
     config = '[per-file-ignores]\n".agent/decisions/D-001.json" = ["AL1"]\n'
@@ -95,7 +98,9 @@ def test_user_schema_extends_bundled_by_ref(lint_tree, tmp_path):
         )
     config = 'schema-dirs = ["schemas"]\n'
     assert lint_tree({"decisions/D-001.json": decision()}, config=config).diagnostics == []
-    result = lint_tree({"decisions/D-001.json": decision(requested_by="x", prompt="")}, config=config)
+    result = lint_tree(
+        {"decisions/D-001.json": decision(requested_by="x", prompt="")}, config=config
+    )
     assert sorted(codes(result)) == ["AL104", "AL107"]
 
 

@@ -69,7 +69,10 @@ def test_conversation_handoff_ids_are_scoped_to_their_conversation(lint_tree):
 
 def test_milestones_unique_within_mission_only(lint_tree):
     result = lint_tree(
-        {"missions/M-001/mission.json": mission(), "missions/M-002/mission.json": mission(mission_id="M-002")}
+        {
+            "missions/M-001/mission.json": mission(),
+            "missions/M-002/mission.json": mission(mission_id="M-002"),
+        }
     )
     assert result.diagnostics == []
     twice = mission()

@@ -39,3 +39,18 @@ def test_every_check_has_a_docstring():
 
     for check in (*FILE_CHECKS, *REPO_CHECKS):
         assert check.__doc__, check.__name__
+
+
+def test_bundled_schemas_are_valid_json_schemas():
+    import json
+
+    import jsonschema
+
+    from agent_lint.schemas import bundled_schema_dir
+
+    paths = sorted(bundled_schema_dir().glob("*.schema.json"))
+    assert len(paths) == 22
+    for path in paths:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+        assert schema["$id"] == f"urn:agent-lint:{path.name.removesuffix('.schema.json')}"

@@ -33,8 +33,17 @@ def test_json_contract(capsys):
     assert data["summary"] == {"errors": 9, "warnings": 0}
     first = data["diagnostics"][0]
     assert list(first) == [
-        "code", "name", "severity", "path", "line", "column",
-        "end_line", "end_column", "message", "pointer", "fixable",
+        "code",
+        "name",
+        "severity",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "message",
+        "pointer",
+        "fixable",
     ]
     assert first == {
         "code": "AL104",
@@ -60,8 +69,15 @@ def _result(*diagnostics: Diagnostic) -> LintResult:
 
 def _diag(**kw: object) -> Diagnostic:
     base = dict(
-        code="AL101", name="missing-required-field", severity=Severity.ERROR,
-        message="m", path="a.json", line=2, column=3, end_line=2, end_column=9,
+        code="AL101",
+        name="missing-required-field",
+        severity=Severity.ERROR,
+        message="m",
+        path="a.json",
+        line=2,
+        column=3,
+        end_line=2,
+        end_column=9,
     )
     base.update(kw)
     return Diagnostic(**base)  # type: ignore[arg-type]

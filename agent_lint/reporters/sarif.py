@@ -78,9 +78,7 @@ def as_dict(result: LintResult) -> dict[str, Any]:
                         "rules": [_rule(rule) for rule in RULES],
                     }
                 },
-                "originalUriBaseIds": {
-                    "%SRCROOT%": {"uri": result.root.resolve().as_uri() + "/"}
-                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": result.root.resolve().as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": [_result(d, rule_index) for d in result.diagnostics],
             }

@@ -57,7 +57,7 @@ BYTE_ORDER_MARK = Rule(
     "Reports a file that begins with U+FEFF. RFC 8259 forbids a BOM in JSON texts and many "
     "parsers (Node.js `JSON.parse` among them) reject it. agent-lint strips it and still "
     "checks the file, so this is a warning.",
-    "\\ufeff{\"decision_id\": \"D-1\"}",
+    '\\ufeff{"decision_id": "D-1"}',
     '{"decision_id": "D-1"}',
     severity=Severity.WARNING,
 )

@@ -77,8 +77,7 @@ def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
     if isinstance(turn, int) and not isinstance(turn, bool) and turn != int(stem):
         yield ID_NAME_MISMATCH.at(
             ctx.path,
-            f"turn {turn} does not match its file name {file_name} "
-            f"(expected turn: {int(stem)})",
+            f"turn {turn} does not match its file name {file_name} (expected turn: {int(stem)})",
             pointer="/turn",
         )
 
@@ -166,15 +165,13 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
     groups: dict[tuple[str, str, str], list[Identity]] = defaultdict(list)
     for identity in index.identities:
         groups[(identity.namespace, identity.scope, identity.id)].append(identity)
-    for (_, scope, value), owners in groups.items():
+    for (_, _scope, value), owners in groups.items():
         if len(owners) < 2:
             continue
         owners.sort(key=lambda owner: (owner.path, owner.pointer))
         first = owners[0]
         for other in owners[1:]:
-            where = (
-                f"{first.path} at {first.pointer}" if first.path == other.path else first.path
-            )
+            where = f"{first.path} at {first.pointer}" if first.path == other.path else first.path
             scope_text = " in the same mission" if other.namespace == "milestone" else ""
             yield DUPLICATE_ID.at(
                 other.path,

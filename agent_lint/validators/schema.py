@@ -203,8 +203,7 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
     if keyword == "maxItems":
         return OUT_OF_RANGE, f"{name} must have at most {expected} items, got {len(value)}"
     if keyword == "uniqueItems":
-        seen: list[Any] = []
-        repeated = next((v for v in value if v in seen or seen.append(v)), None)
+        repeated = next((v for i, v in enumerate(value) if v in value[:i]), None)
         return OUT_OF_RANGE, f"{name} must not repeat items; {show(repeated)} appears twice"
     if keyword in ("minimum", "exclusiveMinimum"):
         bound = "at least" if keyword == "minimum" else "greater than"
