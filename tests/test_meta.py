@@ -54,3 +54,16 @@ def test_bundled_schemas_are_valid_json_schemas():
         schema = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validators.validator_for(schema).check_schema(schema)
         assert schema["$id"] == f"urn:agent-lint:{path.name.removesuffix('.schema.json')}"
+
+
+def test_every_rule_is_in_the_readme():
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    missing = [r.code for r in RULES if f"| {r.code} | {r.name} |" not in readme]
+    assert missing == []
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    ci = (TESTS.parent / ".ci" / "run").read_text(encoding="utf-8")
+    command = "python -m pip install -e '.[test]' && python -m pytest"
+    assert command in readme and command in ci
