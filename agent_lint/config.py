@@ -6,6 +6,7 @@ bad value is a :class:`ConfigError` naming the key and the file.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,8 @@ class Config:
     agent_dir: str | None = None
     schema_dirs: tuple[Path, ...] = ()
     file_name_rule: str = "prefix"
+    strict_references: bool = False
+    path_schemes: tuple[tuple[str, str], ...] = ()
     source: Path | None = field(default=None, compare=False)
 
     def with_cli(self, select: list[str] | None, ignore: list[str] | None) -> Config:
@@ -125,9 +128,30 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                     f'{source}: `file-name-rule` must be "exact" or "prefix", got {value!r}'
                 )
             config = replace(config, file_name_rule=value)
+        elif key == "strict-references":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{source}: `strict-references` must be true or false")
+            config = replace(config, strict_references=value)
+        elif key == "path-schemes":
+            config = replace(config, path_schemes=_path_schemes(value, source))
         else:
             raise ConfigError(f"{source}: unknown key `{key}` in agent-lint configuration")
     return config
+
+
+def _path_schemes(value: Any, source: Path) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f'{source}: `path-schemes` must be a table of scheme = "folder"')
+    pairs = []
+    for scheme, folder in value.items():
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
+            raise ConfigError(f"{source}: `path-schemes` key {scheme!r} is not a URI scheme")
+        if not isinstance(folder, str) or Path(folder).is_absolute() or ".." in Path(folder).parts:
+            raise ConfigError(
+                f"{source}: `path-schemes.{scheme}` must be a folder inside the repository"
+            )
+        pairs.append((scheme.lower(), folder))
+    return tuple(pairs)
 
 
 def find_config_file(root: Path) -> tuple[Path, Mapping[str, Any]] | None:

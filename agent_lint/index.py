@@ -1,19 +1,43 @@
 """The compact repository index built during the one pass over files.
 
 Per-file checks see a file's parsed data; repo-wide checks see only this
-index: identities and the few facts cross-file rules need. Parsed documents
-are dropped as soon as their file has been checked.
+index: identities, references with their positions, index entries, the few
+record fields index files repeat, and what Markdown notes link to. Parsed
+documents are dropped as soon as their file has been checked.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent_lint.config import Config
-from agent_lint.kinds import Kind
+from agent_lint.kinds import EACH, INDEX_OF, Format, Kind, NameRule, Scope
+from agent_lint.markdown import Note, scan
+from agent_lint.positions import escape_token
 from agent_lint.schemas import SchemaStore
+
+
+def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Yield ``(pointer, value)`` for every value a field spec reaches in ``data``."""
+    if not steps:
+        yield pointer, data
+        return
+    step, rest = steps[0], steps[1:]
+    if step == EACH:
+        if isinstance(data, list):
+            for position, item in enumerate(data):
+                yield from walk_field(item, rest, f"{pointer}/{position}")
+    elif isinstance(data, dict) and step in data:
+        yield from walk_field(data[step], rest, f"{pointer}/{escape_token(step)}")
+
+
+def field_text(steps: tuple[str, ...]) -> str:
+    """A field spec as written in messages: ``milestones[].depends_on[]``."""
+    return ".".join(steps).replace(f".{EACH}", EACH)
 
 
 @dataclass(frozen=True)
@@ -29,6 +53,60 @@ class Identity:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """An id written in a reference field, to be resolved in ``namespace``/``scope``."""
+
+    namespace: str
+    scope: str
+    value: str
+    path: str
+    pointer: str
+    field: str
+
+
+@dataclass(frozen=True)
+class PathReference:
+    """A repository path written in a record."""
+
+    value: str
+    path: str
+    pointer: str
+    field: str
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One entry of an index file, with the fields it repeats from its record."""
+
+    record_kind: str
+    id: str | None
+    record_path: str | None
+    path: str
+    pointer: str
+    fields: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class ListedRecord:
+    """A record of a kind that has an index, with the values its index repeats."""
+
+    kind: str
+    id: str | None
+    path: str
+    values: tuple[tuple[str, Any], ...]
+    stem: str = ""
+
+
+@dataclass(frozen=True)
+class NoteFacts:
+    """A Markdown note's links and id mentions; ``conversation`` scopes ``H-`` ids."""
+
+    path: str
+    conversation: str
+    note: Note
+
+
+@dataclass(frozen=True)
 class FileContext:
     """What a per-file check sees: one parsed file and the run's settings."""
 
@@ -39,21 +117,127 @@ class FileContext:
     data: Any
     config: Config
     schemas: SchemaStore
+    text: str | None = None
+
+
+_MISSING = object()
+
+
+def _value_at(data: Any, steps: tuple[str, ...]) -> Any:
+    for step in steps:
+        if not isinstance(data, dict) or step not in data:
+            return _MISSING
+        data = data[step]
+    return data
 
 
 @dataclass
 class RepoIndex:
     """Facts from every file, for the repo-wide checks."""
 
+    root: Path = field(default_factory=lambda: Path("."))
+    agent_prefix: str = ""
+    config: Config = field(default_factory=Config)
+    folders: set[str] = field(default_factory=set)
     identities: list[Identity] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    paths: list[PathReference] = field(default_factory=list)
+    index_entries: list[IndexEntry] = field(default_factory=list)
+    index_files: dict[str, str] = field(default_factory=dict)
+    listed: list[ListedRecord] = field(default_factory=list)
+    notes: list[NoteFacts] = field(default_factory=list)
+    anchors: dict[str, set[str]] = field(default_factory=dict)
+    successors: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    relations: dict[str, dict[str, tuple[str, dict[str, Any]]]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )
+    names: set[tuple[str, str, str]] = field(default_factory=set)
+    unparsed_paths: set[str] = field(default_factory=set)
+    lookups: int = 0
     files_by_kind: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
+    def add_name(self, kind: Kind, groups: dict[str, str]) -> None:
+        """Register the id a record's file or folder name stands for.
+
+        References resolve against names as well as ids, so a record whose id is
+        wrong or that does not parse is reported once, not again by every
+        reference to it. ``D-001-storage.json`` stands for ``D-001-storage`` and
+        ``D-001``.
+        """
+        name = groups.get(kind.folder or "stem")
+        if kind.namespace is None or not name:
+            return
+        scope = groups.get(kind.scope, "") if kind.scope else ""
+        self.names.add((kind.namespace, scope, name))
+        if kind.name_rule is NameRule.SLUG:
+            first = name.find("-")
+            cut = name.rfind("-")
+            while cut > first + 1:
+                name = name[:cut]
+                self.names.add((kind.namespace, scope, name))
+                cut = name.rfind("-")
+
     def add_file(self, ctx: FileContext) -> None:
-        """Record the identities of a parsed file (its own id and nested ids)."""
+        """Record what the repo-wide checks need from one parsed file."""
         kind, data = ctx.kind, ctx.data
         self.files_by_kind[kind.name].append(ctx.path)
+        if kind.format is Format.MARKDOWN:
+            self._add_note(ctx)
+            return
         if not isinstance(data, dict):
             return
+        self._add_identities(ctx)
+        conversation = ctx.groups.get("conversation", "")
+        for ref in kind.refs:
+            scope = {Scope.REPO: "", Scope.CONVERSATION: conversation, Scope.RECORD: ctx.path}[
+                ref.scope
+            ]
+            for pointer, value in walk_field(data, ref.field):
+                if isinstance(value, str) and value:
+                    self.references.append(
+                        Reference(
+                            ref.namespace, scope, value, ctx.path, pointer, field_text(ref.field)
+                        )
+                    )
+        for steps in kind.paths:
+            for pointer, value in walk_field(data, steps):
+                if isinstance(value, str) and value:
+                    self.paths.append(PathReference(value, ctx.path, pointer, field_text(steps)))
+        if kind.index is not None:
+            self._add_index(ctx)
+        listing = INDEX_OF.get(kind.name)
+        if listing is not None and listing.index is not None:
+            record_id = data.get(kind.id_field) if kind.id_field else None
+            values = tuple(
+                (name, value)
+                for name, steps in listing.index.fields
+                if (value := _value_at(data, steps)) is not _MISSING
+            )
+            self.listed.append(
+                ListedRecord(
+                    kind.name,
+                    record_id if isinstance(record_id, str) else None,
+                    ctx.path,
+                    values,
+                    ctx.groups.get("stem", ""),
+                )
+            )
+        if kind.name == "decision":
+            successor = data.get("superseded_by_decision_id")
+            own = data.get("decision_id")
+            if isinstance(successor, str) and isinstance(own, str):
+                self.successors[own] = (successor, ctx.path, "/superseded_by_decision_id")
+        if kind.name == "relations":
+            self.relations[conversation]["yaml"] = (ctx.path, data)
+        elif kind.name == "conversation":
+            relations = data.get("relations")
+            self.relations[conversation]["meta"] = (
+                ctx.path,
+                relations if isinstance(relations, dict) else {},
+            )
+
+    def _add_identities(self, ctx: FileContext) -> None:
+        kind, data = ctx.kind, ctx.data
         if kind.id_field and kind.namespace:
             value = data.get(kind.id_field)
             if isinstance(value, str):
@@ -79,3 +263,37 @@ class RepoIndex:
                             sub.title,
                         )
                     )
+
+    def _add_index(self, ctx: FileContext) -> None:
+        spec = ctx.kind.index
+        assert spec is not None
+        self.index_files[spec.kind] = ctx.path
+        entries = ctx.data.get(spec.array)
+        if not isinstance(entries, list):
+            return
+        for position, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                continue
+            record_id = entry.get(spec.id_field)
+            record_path = entry.get("path")
+            repeated = tuple(
+                (name, entry[name]) for name, _ in spec.fields if name in entry
+            )
+            self.index_entries.append(
+                IndexEntry(
+                    spec.kind,
+                    record_id if isinstance(record_id, str) else None,
+                    record_path if isinstance(record_path, str) else None,
+                    ctx.path,
+                    f"/{spec.array}/{position}",
+                    repeated,
+                )
+            )
+
+    def _add_note(self, ctx: FileContext) -> None:
+        if ctx.text is None:
+            return
+        note = scan(ctx.text)
+        self.anchors[ctx.path] = note.anchors
+        conversation = ctx.groups.get("conversation", "")
+        self.notes.append(NoteFacts(ctx.path, conversation, note))

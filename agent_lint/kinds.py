@@ -50,6 +50,91 @@ class SubId:
     title: str
 
 
+#: Wildcard step of a field spec: every item of an array.
+EACH = "[]"
+
+
+def spec(text: str) -> tuple[str, ...]:
+    """Parse a field spec such as ``"relations.mission_ids[]"`` into its steps."""
+    steps: list[str] = []
+    for part in text.split("."):
+        while part.endswith(EACH):
+            part = part[: -len(EACH)]
+            steps.extend([part, EACH] if part else [EACH])
+            part = ""
+        if part:
+            steps.append(part)
+    return tuple(steps)
+
+
+class Scope(str, enum.Enum):
+    """Where a referenced id must be found."""
+
+    REPO = "repo"  # anywhere in the repository
+    CONVERSATION = "conversation"  # in the referencing file's conversation
+    RECORD = "record"  # inside the referencing record (milestones of a mission)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A field whose values are ids of records in ``namespace``."""
+
+    field: tuple[str, ...]
+    namespace: str
+    scope: Scope = Scope.REPO
+
+
+def refs(namespace: str, *fields: str, scope: Scope = Scope.REPO) -> tuple[Ref, ...]:
+    """Declare several reference fields that point at one namespace."""
+    return tuple(Ref(spec(f), namespace, scope) for f in fields)
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """An index file: its array, the id it lists, and the fields it repeats.
+
+    ``fields`` maps an entry field to the field spec of the same value in the
+    record (``gate_action`` -> ``gate.action``).
+    """
+
+    array: str
+    id_field: str
+    kind: str
+    fields: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def index_spec(array: str, id_field: str, record_kind: str, /, **fields: str) -> IndexSpec:
+    """Declare an index file; ``fields`` maps entry fields to record field specs."""
+    return IndexSpec(array, id_field, record_kind, tuple((k, spec(v)) for k, v in fields.items()))
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """An id space: what its records are called and where they live."""
+
+    title: str
+    folder: str
+
+
+#: Id spaces that references point into; ``folder`` (relative to the agent
+#: dir) tells whether the repository keeps records of the kind at all.
+NAMESPACES: dict[str, Namespace] = {
+    "conversation": Namespace("conversation", "conversations"),
+    "conversation-handoff": Namespace("conversation handoff", "conversations"),
+    "handoff": Namespace("handoff", "handoffs"),
+    "mission": Namespace("mission", "missions"),
+    "milestone": Namespace("milestone", "missions"),
+    "decision": Namespace("decision", "decisions"),
+    "waitpoint": Namespace("waitpoint", "waitpoints"),
+    "inbox-message": Namespace("inbox message", "inbox"),
+    "memory": Namespace("memory", "memory"),
+    "run": Namespace("run", "runs"),
+    "session": Namespace("session", "sessions"),
+    "task": Namespace("task", "tasks"),
+    "agent": Namespace("agent", "agents"),
+}
+
+
 @dataclass(frozen=True)
 class Kind:
     """One kind of file in the agent dir.
@@ -73,11 +158,33 @@ class Kind:
     scope: str | None = None
     folder: str | None = None
     sub_ids: tuple[SubId, ...] = field(default=())
+    refs: tuple[Ref, ...] = field(default=())
+    paths: tuple[tuple[str, ...], ...] = field(default=())
+    index: IndexSpec | None = None
 
 
 def _p(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"^{pattern}$")
 
+
+def paths(*fields: str) -> tuple[tuple[str, ...], ...]:
+    """Declare fields whose values are repository-root-relative paths."""
+    return tuple(spec(f) for f in fields)
+
+
+_RELATIONS = (
+    *refs("task", "relations.task_ids[]"),
+    *refs("mission", "relations.mission_ids[]"),
+    *refs("run", "relations.run_ids[]"),
+    *refs("session", "relations.session_ids[]"),
+)
+_BINDING = (*refs("task", "task_id"), *refs("mission", "mission_id"))
+_HANDOFF_PATHS = paths(
+    "artifacts.completed[]",
+    "artifacts.context_snapshot_ref",
+    "artifacts.markdown_ref",
+    "artifacts.artifact_refs[]",
+)
 
 _C = r"conversations/(?P<conversation>[^/]+)"
 _M = r"missions/(?P<mission>[^/]+)"
@@ -94,6 +201,15 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.DIR,
         namespace="conversation",
         folder="conversation",
+        refs=(
+            *refs("decision", "decisions_refs[]", "state.pending_decisions[]"),
+            *refs("mission", "relations.mission_ids[]", "state.active_missions[]"),
+            *refs("task", "relations.task_ids[]", "state.in_flight_tasks[]"),
+            *refs("conversation", "relations.conversation_ids[]"),
+            *refs("session", "active_agent.session_id"),
+            *refs("conversation-handoff", "handoffs[].handoff_id", scope=Scope.CONVERSATION),
+        ),
+        paths=paths("summary_ref", "artifact_refs[]"),
     ),
     Kind(
         "handoff-state",
@@ -101,6 +217,10 @@ KINDS: tuple[Kind, ...] = (
         _p(rf"{_C}/handoffs/state\.json"),
         Format.JSON,
         schema="handoff-state",
+        refs=(
+            *refs("session", "active_agent.session_id"),
+            *refs("conversation-handoff", "latest_handoff_id", scope=Scope.CONVERSATION),
+        ),
     ),
     Kind(
         "conversation-handoff",
@@ -113,6 +233,14 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.STEM,
         namespace="conversation-handoff",
         scope="conversation",
+        refs=(
+            *_BINDING,
+            *refs("session", "from_agent.session_id", "to_agent.target_session"),
+            *refs("mission", "context_pointer.active_missions[]"),
+            *refs("decision", "context_pointer.pending_decisions[]"),
+            *refs("task", "context_pointer.in_flight_tasks[]"),
+        ),
+        paths=(*_HANDOFF_PATHS, *paths("context_pointer.recent_artifacts[]")),
     ),
     Kind(
         "handoff-note",
@@ -135,6 +263,7 @@ KINDS: tuple[Kind, ...] = (
         _p(rf"{_C}/turn_resumed\.ya?ml"),
         Format.YAML,
         schema="resume-marker",
+        refs=refs("session", "session_id"),
     ),
     Kind(
         "relations",
@@ -142,6 +271,11 @@ KINDS: tuple[Kind, ...] = (
         _p(rf"{_C}/relations\.ya?ml"),
         Format.YAML,
         schema="relations",
+        refs=(
+            *refs("mission", "mission_ids[]"),
+            *refs("task", "task_ids[]"),
+            *refs("conversation", "conversation_ids[]"),
+        ),
     ),
     Kind(
         "conversation-note",
@@ -159,6 +293,8 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("H"),
         name_rule=NameRule.STEM,
         namespace="handoff",
+        refs=(*_BINDING, *refs("session", "from.session_id")),
+        paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
     ),
     Kind(
         "mission",
@@ -171,7 +307,24 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.DIR,
         namespace="mission",
         folder="mission",
-        sub_ids=(SubId("milestones", "milestone_id", _prefixed("MS"), "milestone", "milestone"),),
+        sub_ids=(
+            SubId("milestones", "milestone_id", _prefixed("MS"), "milestone", "milestone"),
+        ),
+        refs=(
+            *refs("session", "coordinator_session_id"),
+            *refs(
+                "milestone",
+                "current_milestone_id",
+                "milestones[].depends_on[]",
+                scope=Scope.RECORD,
+            ),
+        ),
+        paths=paths(
+            "validation_contract_ref",
+            "command_log_ref",
+            "milestones[].validation_contract_ref",
+            "milestones[].milestone_ref",
+        ),
     ),
     Kind(
         "mission-handoff",
@@ -183,6 +336,8 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("H"),
         name_rule=NameRule.STEM,
         namespace="handoff",
+        refs=(*_BINDING, *refs("session", "from.session_id")),
+        paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
     ),
     Kind(
         "mission-note",
@@ -196,6 +351,16 @@ KINDS: tuple[Kind, ...] = (
         _p(r"decisions/index\.json"),
         Format.JSON,
         schema="decision-index",
+        index=index_spec(
+            "decisions",
+            "decision_id",
+            "decision",
+            type="type",
+            status="status",
+            gate_action="gate.action",
+            resource_ref="gate.resource_ref",
+            updated_at="updated_at",
+        ),
     ),
     Kind(
         "decision",
@@ -207,6 +372,8 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("D"),
         name_rule=NameRule.SLUG,
         namespace="decision",
+        refs=(*_BINDING, *_RELATIONS, *refs("decision", "superseded_by_decision_id")),
+        paths=paths("gate.resource_ref", "relations.artifact_refs[]"),
     ),
     Kind(
         "waitpoint-index",
@@ -214,6 +381,17 @@ KINDS: tuple[Kind, ...] = (
         _p(r"waitpoints/index\.json"),
         Format.JSON,
         schema="waitpoint-index",
+        index=index_spec(
+            "waitpoints",
+            "waitpoint_id",
+            "waitpoint",
+            status="status",
+            owner_workflow="owner_workflow",
+            gate_action="gate.action",
+            resource_ref="gate.resource_ref",
+            decision_id="decision_id",
+            updated_at="updated_at",
+        ),
     ),
     Kind(
         "waitpoint",
@@ -225,6 +403,8 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("WP"),
         name_rule=NameRule.SLUG,
         namespace="waitpoint",
+        refs=(*_BINDING, *_RELATIONS, *refs("decision", "decision_id")),
+        paths=paths("evidence_refs[]", "gate.resource_ref", "relations.artifact_refs[]"),
     ),
     Kind(
         "inbox-index",
@@ -232,6 +412,15 @@ KINDS: tuple[Kind, ...] = (
         _p(r"inbox/index\.json"),
         Format.JSON,
         schema="inbox-index",
+        index=index_spec(
+            "messages",
+            "message_id",
+            "inbox-message",
+            type="type",
+            status="status",
+            subject="subject",
+            updated_at="updated_at",
+        ),
     ),
     Kind(
         "inbox-message",
@@ -243,6 +432,13 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("IM"),
         name_rule=NameRule.SLUG,
         namespace="inbox-message",
+        refs=(
+            *_BINDING,
+            *_RELATIONS,
+            *refs("decision", "related_decision_ids[]"),
+            *refs("waitpoint", "related_waitpoint_ids[]"),
+        ),
+        paths=paths("artifact_refs[]", "relations.artifact_refs[]"),
     ),
     Kind(
         "memory",
@@ -254,6 +450,11 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("MEM"),
         name_rule=NameRule.SLUG,
         namespace="memory",
+        refs=(
+            *refs("conversation", "source_conversation_id"),
+            *refs("decision", "source_decision_id"),
+            *refs("run", "source_run_id"),
+        ),
     ),
     Kind(
         "run-index",
@@ -261,6 +462,18 @@ KINDS: tuple[Kind, ...] = (
         _p(r"runs/index\.json"),
         Format.JSON,
         schema="run-index",
+        index=index_spec(
+            "runs",
+            "run_id",
+            "run",
+            kind="kind",
+            status="status",
+            task_id="task_id",
+            mission_id="mission_id",
+            started_at="started_at",
+            finished_at="finished_at",
+            updated_at="updated_at",
+        ),
     ),
     Kind(
         "run",
@@ -272,6 +485,7 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("R"),
         name_rule=NameRule.SLUG,
         namespace="run",
+        refs=_BINDING,
     ),
     Kind(
         "session-index",
@@ -279,6 +493,14 @@ KINDS: tuple[Kind, ...] = (
         _p(r"sessions/index\.json"),
         Format.JSON,
         schema="session-index",
+        index=index_spec(
+            "sessions",
+            "session_id",
+            "session",
+            agent_id="agent_id",
+            status="status",
+            updated_at="updated_at",
+        ),
     ),
     Kind(
         "session",
@@ -290,6 +512,12 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("S"),
         name_rule=NameRule.SLUG,
         namespace="session",
+        refs=(
+            *refs("run", "current_run_id"),
+            *refs("task", "current_task_id"),
+            *refs("mission", "current_mission_id"),
+        ),
+        paths=paths("archive_path"),
     ),
     Kind(
         "task-index",
@@ -297,6 +525,16 @@ KINDS: tuple[Kind, ...] = (
         _p(r"tasks/index\.json"),
         Format.JSON,
         schema="task-index",
+        index=index_spec(
+            "tasks",
+            "task_id",
+            "task",
+            title="title",
+            status="status",
+            stage="stage",
+            priority="priority",
+            updated_at="updated_at",
+        ),
     ),
     Kind(
         "task",
@@ -307,6 +545,8 @@ KINDS: tuple[Kind, ...] = (
         id_field="task_id",
         name_rule=NameRule.STEM,
         namespace="task",
+        refs=refs("mission", "mission_id"),
+        paths=paths("artifacts[].ref", "gates[].evidence_refs[]"),
     ),
     Kind(
         "agent",
@@ -317,6 +557,8 @@ KINDS: tuple[Kind, ...] = (
         id_field="agent_id",
         name_rule=NameRule.STEM,
         namespace="agent",
+        refs=(*_BINDING, *refs("session", "session_id")),
+        paths=paths("external.config_ref"),
     ),
 )
 
@@ -340,6 +582,9 @@ KIND_FOLDERS: frozenset[str] = frozenset(
 )
 
 KINDS_BY_NAME: dict[str, Kind] = {kind.name: kind for kind in KINDS}
+
+#: Index kinds by the record kind they list.
+INDEX_OF: dict[str, Kind] = {kind.index.kind: kind for kind in KINDS if kind.index}
 
 
 @dataclass(frozen=True)

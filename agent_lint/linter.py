@@ -70,7 +70,13 @@ def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
     config = target.config
     schemas = SchemaStore(config.schema_dirs)
     result = LintResult(root=target.root)
-    index = RepoIndex()
+    agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
+    index = RepoIndex(
+        root=target.root,
+        agent_prefix="" if agent_prefix == "." else agent_prefix,
+        config=config,
+        folders={entry.name for entry in os.scandir(target.agent_dir) if entry.is_dir()},
+    )
     found: list[Diagnostic] = []
     formats: dict[str, tuple[Format, Path]] = {}
     for entry in walk(target):
@@ -89,10 +95,21 @@ def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
         loaded = parse(path, fmt, read_bytes(entry.path))
         result.files_checked += 1
         found.extend(loaded.diagnostics)
-        if match is None or not loaded.ok:
+        if match is None:
+            continue
+        index.add_name(match.kind, match.groups)
+        if not loaded.ok:
+            index.unparsed_paths.add(path)
             continue
         ctx = FileContext(
-            path, entry.relpath, match.kind, match.groups, loaded.data, config, schemas
+            path,
+            entry.relpath,
+            match.kind,
+            match.groups,
+            loaded.data,
+            config,
+            schemas,
+            loaded.text,
         )
         for check in FILE_CHECKS:
             found.extend(check(ctx))

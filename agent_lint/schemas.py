@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -47,6 +47,25 @@ def is_date_time(value: object) -> bool:
     if second > 60:
         return False
     return not (m.group(9) and (int(m.group(9)) > 23 or int(m.group(10)) > 59))
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """An RFC 3339 date-time as an aware datetime (microsecond precision), else None."""
+    if not isinstance(value, str) or not is_date_time(value):
+        return None
+    m = _DATE_TIME.match(value)
+    assert m is not None
+    fraction = (m.group(7) or ".0")[1:7].ljust(6, "0")
+    zone = m.group(8).upper()
+    offset = timedelta(0)
+    if zone != "Z":
+        offset = timedelta(hours=int(m.group(9)), minutes=int(m.group(10)))
+        if zone.startswith("-"):
+            offset = -offset
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    return datetime(
+        year, month, day, hour, minute, min(second, 59), int(fraction), tzinfo=timezone(offset)
+    )
 
 
 def is_date(value: object) -> bool:

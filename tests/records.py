@@ -18,7 +18,7 @@ DECISION: dict[str, Any] = {
     "selected_option": None,
     "resolved_by": None,
     "resolved_at": None,
-    "gate": {"action": "architecture", "resource_ref": "docs/design.md"},
+    "gate": {"action": "architecture", "resource_ref": "proposal:docs/design.md"},
     "created_at": STAMP,
     "updated_at": STAMP,
 }

@@ -41,3 +41,27 @@ def test_broken_fixture_matches_golden(name, capsys, update_goldens):
 
 def test_each_check_family_has_a_broken_fixture():
     assert {"broken-files", "broken-schema", "broken-identity"} <= set(BROKEN)
+
+
+def test_valid_fixture_exercises_every_reference_field():
+    """Each declared id and path reference field holds a value somewhere in valid/."""
+    from agent_lint.index import field_text, walk_field
+    from agent_lint.kinds import KINDS, classify
+    from agent_lint.loading import parse
+
+    agent = FIXTURES / "valid" / ".agent"
+    used: set[tuple[str, str]] = set()
+    for path in agent.rglob("*"):
+        match = classify(path.relative_to(agent).as_posix()) if path.is_file() else None
+        if match is None:
+            continue
+        data = parse(path.name, match.kind.format, path.read_bytes()).data
+        for steps in (*(ref.field for ref in match.kind.refs), *match.kind.paths):
+            if any(isinstance(v, str) and v for _, v in walk_field(data, steps)):
+                used.add((match.kind.name, field_text(steps)))
+    declared = {
+        (kind.name, field_text(steps))
+        for kind in KINDS
+        for steps in (*(ref.field for ref in kind.refs), *kind.paths)
+    }
+    assert declared - used == set()

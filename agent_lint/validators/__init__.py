@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.validators import files, identity, schema
+from agent_lint.validators import files, identity, indexes, notes, references, schema, states
 
 FileCheck = Callable[[FileContext], Iterator[Diagnostic]]
 RepoCheck = Callable[[RepoIndex], Iterator[Diagnostic]]
@@ -19,10 +19,20 @@ RepoCheck = Callable[[RepoIndex], Iterator[Diagnostic]]
 FILE_CHECKS: tuple[FileCheck, ...] = (
     schema.check_schema,
     identity.check_identity,
+    states.check_states,
 )
-REPO_CHECKS: tuple[RepoCheck, ...] = (identity.check_unique_ids,)
+REPO_CHECKS: tuple[RepoCheck, ...] = (
+    identity.check_unique_ids,
+    references.check_references,
+    references.check_paths,
+    references.check_relations,
+    indexes.check_indexes,
+    states.check_supersession,
+    notes.check_notes,
+)
 
+_FAMILIES = (files, schema, identity, references, indexes, states, notes)
 RULES: tuple[Rule, ...] = tuple(
-    sorted((*files.RULES, *schema.RULES, *identity.RULES), key=lambda rule: rule.code)
+    sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)
 )
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

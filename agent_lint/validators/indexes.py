@@ -1,0 +1,125 @@
+"""AL304-AL307: index files agree with the records they list."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterator
+
+from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.index import ListedRecord, RepoIndex
+from agent_lint.kinds import INDEX_OF, KINDS_BY_NAME
+
+UNRESOLVED_ENTRY = Rule(
+    "AL304",
+    "index-entry-unresolved",
+    "An index entry points at a missing record or one with another id",
+    "Reports an entry of `decisions/index.json`, `waitpoints/index.json`, "
+    "`inbox/index.json`, `runs/index.json`, `sessions/index.json` or `tasks/index.json` "
+    "whose `path` names no record of the kind, or whose record carries a different id. "
+    "Agents that read the index instead of scanning the folder are sent nowhere.",
+    '{"decision_id": "D-002", "path": ".agent/decisions/D-2.json", …}',
+    '{"decision_id": "D-002", "path": ".agent/decisions/D-002.json", …}',
+)
+INDEX_FIELD_MISMATCH = Rule(
+    "AL305",
+    "index-field-mismatch",
+    "An index entry repeats a field that disagrees with its record",
+    "Reports an index entry whose `status`, `type`, `updated_at` or other repeated field "
+    "differs from the record it points at. The record was updated and its index entry was "
+    "not, so a dashboard or an agent reading the index sees stale state.",
+    'index: {"decision_id": "D-001", "status": "open"}; record: "status": "approved"',
+    'index: {"decision_id": "D-001", "status": "approved"}',
+)
+NOT_INDEXED = Rule(
+    "AL306",
+    "record-not-indexed",
+    "A record is missing from its kind's index",
+    "Reports a record of a kind that has an index file (decisions, waitpoints, inbox, runs, "
+    "sessions, tasks) that the index does not list. Every record must be listed exactly "
+    "once when the index exists.",
+    "decisions/D-005.json exists but decisions/index.json does not list it",
+    "an entry for D-005 in decisions/index.json",
+)
+DUPLICATE_ENTRY = Rule(
+    "AL307",
+    "duplicate-index-entry",
+    "An index lists the same record twice",
+    "Reports an index entry for a record that an earlier entry of the same index already "
+    "lists. Readers may take either entry.",
+    "two entries with path .agent/decisions/D-001.json",
+    "one entry per record",
+)
+
+RULES = (UNRESOLVED_ENTRY, INDEX_FIELD_MISMATCH, NOT_INDEXED, DUPLICATE_ENTRY)
+
+
+def _show(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Index entries resolve, agree with their records, and list every record once."""
+    records: dict[str, ListedRecord] = {record.path: record for record in index.listed}
+    listed: dict[str, set[str]] = defaultdict(set)
+    for entry in index.index_entries:
+        if entry.record_path is None:
+            continue
+        target = posixpath.normpath(entry.record_path)
+        title = KINDS_BY_NAME[entry.record_kind].title
+        index.lookups += 1
+        if target in listed[entry.path]:
+            yield DUPLICATE_ENTRY.at(
+                entry.path,
+                f"{target} is listed more than once in this index",
+                pointer=entry.pointer,
+            )
+            continue
+        listed[entry.path].add(target)
+        if target in index.unparsed_paths:
+            continue
+        record = records.get(target)
+        if record is None or record.kind != entry.record_kind:
+            yield UNRESOLVED_ENTRY.at(
+                entry.path,
+                f'entry path "{entry.record_path}" names no {title} record',
+                pointer=f"{entry.pointer}/path",
+            )
+            continue
+        if entry.id is not None and record.id is not None and entry.id != record.id:
+            if record.stem == entry.id or record.stem.startswith(entry.id + "-"):
+                continue  # the index agrees with the file name; AL201/AL202 report the record
+            yield UNRESOLVED_ENTRY.at(
+                entry.path,
+                f'entry id "{entry.id}" but {target} is {title} "{record.id}"',
+                pointer=entry.pointer,
+            )
+            continue
+        values = dict(record.values)
+        for name, value in entry.fields:
+            if name in values and values[name] != value:
+                yield INDEX_FIELD_MISMATCH.at(
+                    entry.path,
+                    f"{name} {_show(value)} disagrees with {target}, which has "
+                    f"{_show(values[name])}",
+                    pointer=f"{entry.pointer}/{name}",
+                )
+            elif name not in values:
+                yield INDEX_FIELD_MISMATCH.at(
+                    entry.path,
+                    f"{name} {_show(value)} is not in {target}",
+                    pointer=f"{entry.pointer}/{name}",
+                )
+    for record in index.listed:
+        index_path = index.index_files.get(record.kind)
+        if index_path is None or record.path in listed[index_path]:
+            continue
+        spec = INDEX_OF[record.kind].index
+        assert spec is not None
+        named = f" ({record.id})" if record.id else ""
+        yield NOT_INDEXED.at(
+            index_path,
+            f"{record.path}{named} is not listed in this index",
+            pointer=f"/{spec.array}",
+        )

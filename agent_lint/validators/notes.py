@@ -1,0 +1,154 @@
+"""AL314-AL315: links and record ids in Markdown notes."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote
+
+from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.index import RepoIndex
+from agent_lint.markdown import Token, scan
+from agent_lint.validators.references import PathChecker, Resolver, path_diagnostic
+
+BROKEN_LINK = Rule(
+    "AL314",
+    "broken-link",
+    "A relative link in a Markdown note leads nowhere",
+    "Reports a relative link in `summary.md`, `decisions.md`, `artifacts.md`, a handoff "
+    "note or a mission note whose file does not exist, or whose `#anchor` names no heading "
+    "of the linked Markdown file (anchors as GitHub renders them). Links with a scheme "
+    "(`https:`, `mailto:`) are not checked.",
+    "[design](../docs/desing.md)  or  [state](summary.md#curent-state)",
+    "[design](../docs/design.md)  or  [state](summary.md#current-state)",
+)
+UNKNOWN_ID_IN_NOTE = Rule(
+    "AL315",
+    "unknown-id-in-note",
+    "A Markdown note mentions a record id that does not exist",
+    "Reports an id written in a note (`D-…`, `M-…`, `C-…`, `WP-…`, and `H-…` in the notes of "
+    "a conversation) that names no record. A mention counts as an id when it contains a "
+    "digit or names an existing record (so words like `C-level` are left alone); an id "
+    "followed by a `-slug` resolves to the record it starts with. Ids in fenced code blocks "
+    "and inline code are ignored.",
+    "Approved in D-0012 (the decision is D-012)",
+    "Approved in D-012",
+)
+
+RULES = (BROKEN_LINK, UNKNOWN_ID_IN_NOTE)
+
+_PREFIXES = {"D": "decision", "M": "mission", "C": "conversation", "WP": "waitpoint"}
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
+_MAX_NOTE_BYTES = 4 * 1024 * 1024
+
+
+class _Anchors:
+    """Heading anchors of Markdown files: from the index, or read once on demand."""
+
+    def __init__(self, index: RepoIndex) -> None:
+        self.index = index
+        self.cache: dict[str, set[str] | None] = dict(index.anchors)
+
+    def of(self, path: str) -> set[str] | None:
+        if path not in self.cache:
+            full = os.path.join(self.index.root, path)
+            try:
+                if os.path.getsize(full) > _MAX_NOTE_BYTES:
+                    self.cache[path] = None
+                else:
+                    with open(full, encoding="utf-8", errors="replace") as handle:
+                        self.cache[path] = scan(handle.read()).anchors
+            except OSError:
+                self.cache[path] = None
+        return self.cache[path]
+
+
+def _at(token: Token) -> dict[str, int]:
+    return {
+        "line": token.line,
+        "column": token.column,
+        "end_line": token.line,
+        "end_column": token.end_column,
+    }
+
+
+def _links(
+    index: RepoIndex, path: str, links: list[Token], checker: PathChecker, anchors: _Anchors
+) -> Iterator[Diagnostic]:
+    folder = posixpath.dirname(path)
+    for link in links:
+        if _SCHEME.match(link.text):
+            continue
+        target, _, anchor = link.text.partition("#")
+        target = unquote(target)
+        if not target:
+            resolved = path
+        elif target.startswith("/"):
+            resolved = target.lstrip("/")  # repository-root relative, as GitHub renders it
+        else:
+            resolved = posixpath.normpath(posixpath.join(folder, target))
+        problem = checker.problem(resolved)
+        if problem == "missing":
+            yield BROKEN_LINK.at(
+                path, f'link target "{link.text}" does not exist ({resolved})', **_at(link)
+            )
+            continue
+        if problem is not None:
+            yield path_diagnostic(problem, path, f'link target "{link.text}"', **_at(link))
+            continue
+        if anchor and resolved.endswith(".md"):
+            known = anchors.of(resolved)
+            if known is not None and unquote(anchor).lower() not in known:
+                yield BROKEN_LINK.at(
+                    path,
+                    f'link anchor "#{anchor}" names no heading of {resolved}',
+                    **_at(link),
+                )
+
+
+def _resolves(resolver: Resolver, namespace: str, scope: str, token: str) -> bool:
+    if resolver.exists(namespace, scope, token):
+        return True
+    # An id followed by a slug (D-001-storage-engine) names the record D-001.
+    cut = token.rfind("-")
+    while cut > token.find("-"):
+        token = token[:cut]
+        if resolver.exists(namespace, scope, token):
+            return True
+        cut = token.rfind("-")
+    return False
+
+
+def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Relative links and record ids in Markdown notes resolve (AL314, AL315)."""
+    checker = PathChecker(index)
+    anchors = _Anchors(index)
+    resolver = Resolver(index)
+    for facts in index.notes:
+        yield from _links(index, facts.path, facts.note.links, checker, anchors)
+        for mention in facts.note.ids:
+            prefix = mention.text.split("-", 1)[0]
+            if prefix == "H":
+                if not facts.conversation:
+                    continue
+                namespace, scope = "conversation-handoff", facts.conversation
+            else:
+                namespace, scope = _PREFIXES[prefix], ""
+            if _resolves(resolver, namespace, scope, mention.text):
+                continue
+            if not any(ch.isdigit() for ch in mention.text):
+                continue
+            if not resolver.keeps_records(namespace) and not index.config.strict_references:
+                continue
+            suggestion = resolver.suggest(namespace, scope, mention.text)
+            hint = f'; did you mean "{suggestion}"?' if suggestion else ""
+            where = f" in conversation {scope}" if scope else ""
+            yield UNKNOWN_ID_IN_NOTE.at(
+                facts.path,
+                f'"{mention.text}" does not name an existing '
+                f"{namespace.replace('-', ' ')}{where}{hint}",
+                **_at(mention),
+            )
+    index.lookups += resolver.lookups

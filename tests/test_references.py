@@ -1,0 +1,267 @@
+"""AL3xx: references, paths, indexes, state machines, notes, relations."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import codes
+from records import conversation, decision, mission
+
+
+def only(result, prefix="AL3"):
+    return [d for d in result.diagnostics if d.code.startswith(prefix)]
+
+
+def test_dangling_reference_with_suggestion(lint_tree):
+    files = {
+        "missions/M-004/mission.json": mission(mission_id="M-004"),
+        "decisions/D-001.json": decision(mission_id="M-0O4"),
+    }
+    [d] = lint_tree(files).diagnostics
+    assert d.code == "AL301"
+    assert d.message == 'mission_id "M-0O4" does not name an existing mission; did you mean "M-004"?'
+    assert d.pointer == "/mission_id" and d.line is not None
+
+
+def test_reference_to_kind_without_records_is_skipped_unless_strict(lint_tree):
+    files = {"decisions/D-001.json": decision(task_id="T-404")}
+    assert lint_tree(files).diagnostics == []
+    [d] = lint_tree(files, config="strict-references = true\n").diagnostics
+    assert d.code == "AL301" and "no .agent/tasks/ folder" in d.message
+
+
+def test_reference_resolves_by_file_name_of_broken_record(lint_tree):
+    files = {"decisions/D-002-broken.json": "{", "decisions/D-001.json": decision(superseded_by_decision_id=None)}
+    files["decisions/D-003.json"] = decision(decision_id="D-003", superseded_by_decision_id="D-002")
+    assert codes(lint_tree(files)) == ["AL001"]
+
+
+def test_milestone_references_are_scoped_to_the_mission(lint_tree):
+    other = mission(mission_id="M-002")
+    other["milestones"][1]["depends_on"] = ["MS-009"]
+    [d] = only(lint_tree({"missions/M-002/mission.json": other}))
+    assert d.message == (
+        'milestones[].depends_on[] "MS-009" does not name an existing milestone in this mission; '
+        'did you mean "MS-001"?'
+    )
+    assert d.pointer == "/milestones/1/depends_on/0"
+
+
+def test_conversation_handoff_reference_is_scoped(lint_tree):
+    meta = conversation(handoffs=[{
+        "handoff_id": "H-001", "from_agent": "a", "to_agent": "b",
+        "timestamp": "2026-11-02T10:00:00Z", "reason": "explicit",
+    }])
+    files = {"conversations/C-1/meta.json": meta, "conversations/C-2/handoffs/H-001.json": "{"}
+    [d] = only(lint_tree(files))
+    assert d.code == "AL301" and "in conversation C-1" in d.message
+
+
+def test_missing_path(lint_tree):
+    files = {"conversations/C-1/meta.json": conversation(summary_ref=".agent/conversations/C-1/s.md")}
+    [d] = lint_tree(files).diagnostics
+    assert (d.code, d.pointer) == ("AL302", "/summary_ref")
+
+
+def test_path_forms(lint_tree, tmp_path):
+    record = conversation(
+        artifact_refs=[
+            "https://example.com/x",
+            "proposal:.agent/x.md",
+            "docs/*.md",
+            "docs/{a,b}.md",
+            "/abs/path",
+            "../up.md",
+            "C:\\\\work\\\\x.md",
+        ]
+    )
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# a\n")
+    result = lint_tree({"conversations/C-1/meta.json": record})
+    found = [(d.code, d.pointer) for d in result.diagnostics]
+    assert found == [
+        ("AL302", "/artifact_refs/3"),
+        ("AL303", "/artifact_refs/4"),
+        ("AL303", "/artifact_refs/5"),
+        ("AL303", "/artifact_refs/6"),
+    ]
+    assert 'docs/b.md" (from "docs/{a,b}.md") does not exist' in result.diagnostics[0].message
+
+
+def test_path_scheme_mapping(lint_tree, tmp_path):
+    record = conversation(artifact_refs=["proposal:docs/plan.md@da93dd0f7e1b", "proposal:docs/gone.md"])
+    (tmp_path / "repo" / "docs").mkdir(parents=True)
+    (tmp_path / "repo" / "docs" / "plan.md").write_text("plan\n")
+    result = lint_tree({"conversations/C-1/meta.json": record}, config='[path-schemes]\nproposal = ""\n')
+    [d] = result.diagnostics
+    assert d.code == "AL302" and "docs/gone.md" in d.message
+
+
+def test_path_through_symlink_leaving_repository(lint_tree, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("secret")
+    (tmp_path / "repo").mkdir()
+    os.symlink(outside, tmp_path / "repo" / "linked")
+    [d] = lint_tree({"conversations/C-1/meta.json": conversation(summary_ref="linked/x.md")}).diagnostics
+    assert d.code == "AL303" and "symbolic link" in d.message
+
+
+def _index_entry(did, path, **extra):
+    entry = {
+        "decision_id": did, "path": path, "type": "architecture", "status": "open",
+        "gate_action": "architecture", "resource_ref": "proposal:docs/design.md",
+        "updated_at": "2026-11-02T10:00:00Z",
+    }
+    entry.update(extra)
+    return entry
+
+
+def test_index_entries(lint_tree):
+    files = {
+        "decisions/D-001.json": decision(),
+        "decisions/D-002.json": decision(decision_id="D-002"),
+        "decisions/index.json": {
+            "decisions": [
+                _index_entry("D-001", ".agent/decisions/D-001.json", status="approved"),
+                _index_entry("D-001", ".agent/decisions/D-001.json"),
+                _index_entry("D-009", ".agent/decisions/D-009.json"),
+                _index_entry("D-007", ".agent/decisions/D-002.json"),
+            ]
+        },
+    }
+    found = [(d.code, d.pointer) for d in lint_tree(files).diagnostics]
+    assert found == [
+        ("AL305", "/decisions/0/status"),
+        ("AL307", "/decisions/1"),
+        ("AL304", "/decisions/2/path"),
+        ("AL304", "/decisions/3"),
+    ]
+
+
+def test_record_missing_from_index(lint_tree):
+    files = {
+        "decisions/D-001.json": decision(),
+        "decisions/D-002.json": decision(decision_id="D-002"),
+        "decisions/index.json": {"decisions": [_index_entry("D-001", ".agent/decisions/D-001.json")]},
+    }
+    [d] = lint_tree(files).diagnostics
+    assert d.code == "AL306" and d.message == ".agent/decisions/D-002.json (D-002) is not listed in this index"
+
+
+def test_no_index_no_listing_requirement(lint_tree):
+    assert lint_tree({"decisions/D-001.json": decision()}).diagnostics == []
+
+
+def test_unresolved_decision(lint_tree):
+    record = decision(status="approved", selected_option="postgresql", resolved_by="me")
+    del record["resolved_at"]
+    [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert d.code == "AL308" and '"resolved_at"' in d.message
+
+
+def test_selected_option_must_be_offered(lint_tree):
+    record = decision(
+        status="approved", selected_option="postgres", resolved_by="me",
+        resolved_at="2026-11-02T10:00:00Z",
+    )
+    [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert d.code == "AL309" and 'did you mean "postgresql"' in d.message
+
+
+def test_supersession_cycle(lint_tree):
+    def superseded(did, by):
+        return decision(
+            decision_id=did, status="superseded", resolved_by="me",
+            resolved_at="2026-11-02T10:00:00Z", superseded_by_decision_id=by,
+        )
+
+    files = {
+        "decisions/D-001.json": superseded("D-001", "D-002"),
+        "decisions/D-002.json": superseded("D-002", "D-003"),
+        "decisions/D-003.json": superseded("D-003", "D-001"),
+    }
+    [d] = lint_tree(files).diagnostics
+    assert d.code == "AL310" and d.message == "supersession cycle: D-001 -> D-002 -> D-003 -> D-001"
+    assert d.path.endswith("D-001.json")
+
+
+def test_milestone_cycle_reported_once_per_component(lint_tree):
+    record = mission()
+    record["milestones"] = [
+        {"milestone_id": "MS-001", "title": "a", "status": "planned", "depends_on": ["MS-002", "MS-003"]},
+        {"milestone_id": "MS-002", "title": "b", "status": "planned", "depends_on": ["MS-001"]},
+        {"milestone_id": "MS-003", "title": "c", "status": "planned", "depends_on": ["MS-001"]},
+        {"milestone_id": "MS-004", "title": "d", "status": "planned", "depends_on": ["MS-004"]},
+    ]
+    found = lint_tree({"missions/M-001/mission.json": record}).diagnostics
+    assert [d.message for d in found] == [
+        "milestone dependency cycle: MS-001 -> MS-002 -> MS-001",
+        "milestone dependency cycle: MS-004 -> MS-004",
+    ]
+    assert {d.code for d in found} == {"AL311"}
+
+
+def test_memory_folder(lint_tree):
+    memory = {
+        "schema_version": 1, "memory_id": "MEM-1", "type": "semantic", "content": "x",
+        "created_at": "2026-11-02T10:00:00Z",
+    }
+    [d] = lint_tree({"memory/episodic/MEM-1.json": memory}).diagnostics
+    assert d.code == "AL312" and "expected memory/semantic/" in d.message
+
+
+def test_timestamp_order(lint_tree):
+    record = decision(updated_at="2026-11-02T09:59:59+00:00")
+    [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert (d.code, d.pointer) == ("AL313", "/updated_at")
+    offset = decision(created_at="2026-11-02T12:00:00+02:00", updated_at="2026-11-02T10:30:00Z")
+    assert lint_tree({"decisions/D-001.json": offset}).diagnostics == []
+
+
+def test_markdown_links_and_anchors(lint_tree, tmp_path):
+    (tmp_path / "repo" / "docs").mkdir(parents=True)
+    (tmp_path / "repo" / "docs" / "design.md").write_text("# Design\n\n## Retry Policy (v2)\n")
+    note = (
+        "# Summary\n\n## Current state\n\n"
+        "[ok](../../../docs/design.md#retry-policy-v2) [self](#current-state) "
+        "[web](https://example.com/x) [root](/docs/design.md)\n"
+        "[gone](../../../docs/gone.md) [bad anchor](../../../docs/design.md#retry)\n"
+        "[out](../../../../x.md)\n"
+        "```\n[in code](nowhere.md) D-999\n```\n"
+        "`[inline](nowhere.md)`\n"
+        "[ref]: missing.md\n"
+    )
+    result = lint_tree({"conversations/C-1/summary.md": note})
+    found = [(d.code, d.line, d.column) for d in result.diagnostics]
+    assert found == [("AL314", 6, 8), ("AL314", 6, 44), ("AL303", 7, 7), ("AL314", 12, 8)]
+
+
+def test_ids_in_notes(lint_tree):
+    files = {
+        "decisions/D-001.json": decision(),
+        "conversations/C-1/handoffs/H-001.json": "{",
+        "conversations/C-1/summary.md": (
+            "Decided in D-001 and D-001-storage; see D-0O1 and H-001, H-002.\n"
+            "C-level words are not ids. `D-777` is code.\n"
+        ),
+        "missions/M-001/notes.md": "H-009 is not checked outside conversations.\n",
+    }
+    found = only(lint_tree(files))
+    assert [(d.code, d.column, d.message) for d in found] == [
+        ("AL315", 41, '"D-0O1" does not name an existing decision; did you mean "D-001"?'),
+        ("AL315", 58, '"H-002" does not name an existing conversation handoff in conversation C-1; '
+         'did you mean "H-001"?'),
+    ]
+
+
+def test_relations_agree_with_meta(lint_tree):
+    files = {
+        "conversations/C-1/meta.json": conversation(relations={"mission_ids": ["M-1"], "task_ids": []}),
+        "conversations/C-1/relations.yaml": "mission_ids: [M-1, M-2]\nconversation_ids: []\n",
+    }
+    [d] = only(lint_tree(files))
+    assert d.code == "AL316"
+    assert d.message.startswith("relations.yaml mission_ids lists M-2, which meta.json")
+    assert (d.line, d.column) == (1, 14)
