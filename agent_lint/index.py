@@ -276,9 +276,7 @@ class RepoIndex:
                 continue
             record_id = entry.get(spec.id_field)
             record_path = entry.get("path")
-            repeated = tuple(
-                (name, entry[name]) for name, _ in spec.fields if name in entry
-            )
+            repeated = tuple((name, entry[name]) for name, _ in spec.fields if name in entry)
             self.index_entries.append(
                 IndexEntry(
                     spec.kind,

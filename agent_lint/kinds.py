@@ -307,9 +307,7 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.DIR,
         namespace="mission",
         folder="mission",
-        sub_ids=(
-            SubId("milestones", "milestone_id", _prefixed("MS"), "milestone", "milestone"),
-        ),
+        sub_ids=(SubId("milestones", "milestone_id", _prefixed("MS"), "milestone", "milestone"),),
         refs=(
             *refs("session", "coordinator_session_id"),
             *refs(

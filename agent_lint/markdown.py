@@ -14,7 +14,9 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:\s+(.*?))?\s*#*\s*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-_INLINE_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_INLINE_LINK = re.compile(
+    r"!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
+)
 _REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*(<[^>\n]*>|\S+)")
 _ID = re.compile(r"(?<![A-Za-z0-9_/.#-])(WP|D|M|C|H)-[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -42,9 +44,7 @@ def slugify(heading: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to '-'."""
     text = re.sub(r"<[^>]+>", "", heading).strip().lower()
     kept = "".join(
-        ch
-        for ch in text
-        if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N", "M")
+        ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N", "M")
     )
     return kept.replace(" ", "-")
 

@@ -19,7 +19,9 @@ def test_dangling_reference_with_suggestion(lint_tree):
     }
     [d] = lint_tree(files).diagnostics
     assert d.code == "AL301"
-    assert d.message == 'mission_id "M-0O4" does not name an existing mission; did you mean "M-004"?'
+    assert (
+        d.message == 'mission_id "M-0O4" does not name an existing mission; did you mean "M-004"?'
+    )
     assert d.pointer == "/mission_id" and d.line is not None
 
 
@@ -31,7 +33,10 @@ def test_reference_to_kind_without_records_is_skipped_unless_strict(lint_tree):
 
 
 def test_reference_resolves_by_file_name_of_broken_record(lint_tree):
-    files = {"decisions/D-002-broken.json": "{", "decisions/D-001.json": decision(superseded_by_decision_id=None)}
+    files = {
+        "decisions/D-002-broken.json": "{",
+        "decisions/D-001.json": decision(superseded_by_decision_id=None),
+    }
     files["decisions/D-003.json"] = decision(decision_id="D-003", superseded_by_decision_id="D-002")
     assert codes(lint_tree(files)) == ["AL001"]
 
@@ -48,17 +53,26 @@ def test_milestone_references_are_scoped_to_the_mission(lint_tree):
 
 
 def test_conversation_handoff_reference_is_scoped(lint_tree):
-    meta = conversation(handoffs=[{
-        "handoff_id": "H-001", "from_agent": "a", "to_agent": "b",
-        "timestamp": "2026-11-02T10:00:00Z", "reason": "explicit",
-    }])
+    meta = conversation(
+        handoffs=[
+            {
+                "handoff_id": "H-001",
+                "from_agent": "a",
+                "to_agent": "b",
+                "timestamp": "2026-11-02T10:00:00Z",
+                "reason": "explicit",
+            }
+        ]
+    )
     files = {"conversations/C-1/meta.json": meta, "conversations/C-2/handoffs/H-001.json": "{"}
     [d] = only(lint_tree(files))
     assert d.code == "AL301" and "in conversation C-1" in d.message
 
 
 def test_missing_path(lint_tree):
-    files = {"conversations/C-1/meta.json": conversation(summary_ref=".agent/conversations/C-1/s.md")}
+    files = {
+        "conversations/C-1/meta.json": conversation(summary_ref=".agent/conversations/C-1/s.md")
+    }
     [d] = lint_tree(files).diagnostics
     assert (d.code, d.pointer) == ("AL302", "/summary_ref")
 
@@ -90,10 +104,14 @@ def test_path_forms(lint_tree, tmp_path):
 
 
 def test_path_scheme_mapping(lint_tree, tmp_path):
-    record = conversation(artifact_refs=["proposal:docs/plan.md@da93dd0f7e1b", "proposal:docs/gone.md"])
+    record = conversation(
+        artifact_refs=["proposal:docs/plan.md@da93dd0f7e1b", "proposal:docs/gone.md"]
+    )
     (tmp_path / "repo" / "docs").mkdir(parents=True)
     (tmp_path / "repo" / "docs" / "plan.md").write_text("plan\n")
-    result = lint_tree({"conversations/C-1/meta.json": record}, config='[path-schemes]\nproposal = ""\n')
+    result = lint_tree(
+        {"conversations/C-1/meta.json": record}, config='[path-schemes]\nproposal = ""\n'
+    )
     [d] = result.diagnostics
     assert d.code == "AL302" and "docs/gone.md" in d.message
 
@@ -104,14 +122,20 @@ def test_path_through_symlink_leaving_repository(lint_tree, tmp_path):
     (outside / "x.md").write_text("secret")
     (tmp_path / "repo").mkdir()
     os.symlink(outside, tmp_path / "repo" / "linked")
-    [d] = lint_tree({"conversations/C-1/meta.json": conversation(summary_ref="linked/x.md")}).diagnostics
+    [d] = lint_tree(
+        {"conversations/C-1/meta.json": conversation(summary_ref="linked/x.md")}
+    ).diagnostics
     assert d.code == "AL303" and "symbolic link" in d.message
 
 
 def _index_entry(did, path, **extra):
     entry = {
-        "decision_id": did, "path": path, "type": "architecture", "status": "open",
-        "gate_action": "architecture", "resource_ref": "proposal:docs/design.md",
+        "decision_id": did,
+        "path": path,
+        "type": "architecture",
+        "status": "open",
+        "gate_action": "architecture",
+        "resource_ref": "proposal:docs/design.md",
         "updated_at": "2026-11-02T10:00:00Z",
     }
     entry.update(extra)
@@ -144,10 +168,15 @@ def test_record_missing_from_index(lint_tree):
     files = {
         "decisions/D-001.json": decision(),
         "decisions/D-002.json": decision(decision_id="D-002"),
-        "decisions/index.json": {"decisions": [_index_entry("D-001", ".agent/decisions/D-001.json")]},
+        "decisions/index.json": {
+            "decisions": [_index_entry("D-001", ".agent/decisions/D-001.json")]
+        },
     }
     [d] = lint_tree(files).diagnostics
-    assert d.code == "AL306" and d.message == ".agent/decisions/D-002.json (D-002) is not listed in this index"
+    assert (
+        d.code == "AL306"
+        and d.message == ".agent/decisions/D-002.json (D-002) is not listed in this index"
+    )
 
 
 def test_no_index_no_listing_requirement(lint_tree):
@@ -163,7 +192,9 @@ def test_unresolved_decision(lint_tree):
 
 def test_selected_option_must_be_offered(lint_tree):
     record = decision(
-        status="approved", selected_option="postgres", resolved_by="me",
+        status="approved",
+        selected_option="postgres",
+        resolved_by="me",
         resolved_at="2026-11-02T10:00:00Z",
     )
     [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
@@ -173,8 +204,11 @@ def test_selected_option_must_be_offered(lint_tree):
 def test_supersession_cycle(lint_tree):
     def superseded(did, by):
         return decision(
-            decision_id=did, status="superseded", resolved_by="me",
-            resolved_at="2026-11-02T10:00:00Z", superseded_by_decision_id=by,
+            decision_id=did,
+            status="superseded",
+            resolved_by="me",
+            resolved_at="2026-11-02T10:00:00Z",
+            superseded_by_decision_id=by,
         )
 
     files = {
@@ -190,7 +224,12 @@ def test_supersession_cycle(lint_tree):
 def test_milestone_cycle_reported_once_per_component(lint_tree):
     record = mission()
     record["milestones"] = [
-        {"milestone_id": "MS-001", "title": "a", "status": "planned", "depends_on": ["MS-002", "MS-003"]},
+        {
+            "milestone_id": "MS-001",
+            "title": "a",
+            "status": "planned",
+            "depends_on": ["MS-002", "MS-003"],
+        },
         {"milestone_id": "MS-002", "title": "b", "status": "planned", "depends_on": ["MS-001"]},
         {"milestone_id": "MS-003", "title": "c", "status": "planned", "depends_on": ["MS-001"]},
         {"milestone_id": "MS-004", "title": "d", "status": "planned", "depends_on": ["MS-004"]},
@@ -205,7 +244,10 @@ def test_milestone_cycle_reported_once_per_component(lint_tree):
 
 def test_memory_folder(lint_tree):
     memory = {
-        "schema_version": 1, "memory_id": "MEM-1", "type": "semantic", "content": "x",
+        "schema_version": 1,
+        "memory_id": "MEM-1",
+        "type": "semantic",
+        "content": "x",
         "created_at": "2026-11-02T10:00:00Z",
     }
     [d] = lint_tree({"memory/episodic/MEM-1.json": memory}).diagnostics
@@ -251,14 +293,20 @@ def test_ids_in_notes(lint_tree):
     found = only(lint_tree(files))
     assert [(d.code, d.column, d.message) for d in found] == [
         ("AL315", 41, '"D-0O1" does not name an existing decision; did you mean "D-001"?'),
-        ("AL315", 58, '"H-002" does not name an existing conversation handoff in conversation C-1; '
-         'did you mean "H-001"?'),
+        (
+            "AL315",
+            58,
+            '"H-002" does not name an existing conversation handoff in conversation C-1; '
+            'did you mean "H-001"?',
+        ),
     ]
 
 
 def test_relations_agree_with_meta(lint_tree):
     files = {
-        "conversations/C-1/meta.json": conversation(relations={"mission_ids": ["M-1"], "task_ids": []}),
+        "conversations/C-1/meta.json": conversation(
+            relations={"mission_ids": ["M-1"], "task_ids": []}
+        ),
         "conversations/C-1/relations.yaml": "mission_ids: [M-1, M-2]\nconversation_ids: []\n",
     }
     [d] = only(lint_tree(files))

@@ -65,13 +65,15 @@ class _Anchors:
         return self.cache[path]
 
 
-def _at(token: Token) -> dict[str, int]:
-    return {
-        "line": token.line,
-        "column": token.column,
-        "end_line": token.line,
-        "end_column": token.end_column,
-    }
+def _report(rule: Rule, path: str, message: str, token: Token) -> Diagnostic:
+    return rule.at(
+        path,
+        message,
+        line=token.line,
+        column=token.column,
+        end_line=token.line,
+        end_column=token.end_column,
+    )
 
 
 def _links(
@@ -91,20 +93,28 @@ def _links(
             resolved = posixpath.normpath(posixpath.join(folder, target))
         problem = checker.problem(resolved)
         if problem == "missing":
-            yield BROKEN_LINK.at(
-                path, f'link target "{link.text}" does not exist ({resolved})', **_at(link)
+            yield _report(
+                BROKEN_LINK, path, f'link target "{link.text}" does not exist ({resolved})', link
             )
             continue
         if problem is not None:
-            yield path_diagnostic(problem, path, f'link target "{link.text}"', **_at(link))
+            yield path_diagnostic(
+                problem,
+                path,
+                f'link target "{link.text}"',
+                line=link.line,
+                column=link.column,
+                end_column=link.end_column,
+            )
             continue
         if anchor and resolved.endswith(".md"):
             known = anchors.of(resolved)
             if known is not None and unquote(anchor).lower() not in known:
-                yield BROKEN_LINK.at(
+                yield _report(
+                    BROKEN_LINK,
                     path,
                     f'link anchor "#{anchor}" names no heading of {resolved}',
-                    **_at(link),
+                    link,
                 )
 
 
@@ -145,10 +155,11 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
             suggestion = resolver.suggest(namespace, scope, mention.text)
             hint = f'; did you mean "{suggestion}"?' if suggestion else ""
             where = f" in conversation {scope}" if scope else ""
-            yield UNKNOWN_ID_IN_NOTE.at(
+            yield _report(
+                UNKNOWN_ID_IN_NOTE,
                 facts.path,
                 f'"{mention.text}" does not name an existing '
                 f"{namespace.replace('-', ' ')}{where}{hint}",
-                **_at(mention),
+                mention,
             )
-    index.lookups += resolver.lookups
+    index.lookups += resolver.work()

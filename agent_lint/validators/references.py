@@ -101,6 +101,10 @@ class Resolver:
             return True
         return NAMESPACES[namespace].folder in self.index.folders
 
+    def work(self) -> int:
+        """Hash probes spent so far: look-ups plus suggestion probes."""
+        return self.lookups + sum(s.probes for s in self.suggesters.values())
+
     def suggest(self, namespace: str, scope: str, value: str) -> str | None:
         """A close existing id, built lazily per namespace and scope."""
         key = (namespace, scope)
@@ -146,7 +150,7 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
             f"{_where(ref.namespace, ref.scope)}{hint}",
             pointer=ref.pointer,
         )
-    index.lookups += resolver.lookups
+    index.lookups += resolver.work()
 
 
 def expand_braces(value: str) -> list[str]:
@@ -219,11 +223,30 @@ _PATH_MESSAGES = {
 }
 
 
-def path_diagnostic(problem: str, path: str, subject: str, **where: object) -> Diagnostic:
+def path_diagnostic(
+    problem: str,
+    path: str,
+    subject: str,
+    pointer: str = "",
+    line: int | None = None,
+    column: int | None = None,
+    end_column: int | None = None,
+) -> Diagnostic:
     """The finding for a path ``problem`` reported by :class:`PathChecker`."""
-    if problem == "missing":
-        return MISSING_PATH.at(path, f"{subject} does not exist", **where)  # type: ignore[arg-type]
-    return UNSAFE_PATH.at(path, f"{subject} {_PATH_MESSAGES[problem]}", **where)  # type: ignore[arg-type]
+    rule, text = (
+        (MISSING_PATH, f"{subject} does not exist")
+        if problem == "missing"
+        else (UNSAFE_PATH, f"{subject} {_PATH_MESSAGES[problem]}")
+    )
+    return rule.at(
+        path,
+        text,
+        pointer=pointer,
+        line=line,
+        column=column,
+        end_line=line,
+        end_column=end_column,
+    )
 
 
 def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:

@@ -101,8 +101,7 @@ def _decision(ctx: FileContext) -> Iterator[Diagnostic]:
         hint = f'; did you mean "{close[0]}"?' if close else ""
         yield INVALID_SELECTED_OPTION.at(
             ctx.path,
-            f'selected_option "{selected}" is not one of the options '
-            f"{', '.join(choices)}{hint}",
+            f'selected_option "{selected}" is not one of the options {", ".join(choices)}{hint}',
             pointer="/selected_option",
         )
 
@@ -118,7 +117,9 @@ def _milestones(ctx: FileContext) -> Iterator[Diagnostic]:
             continue
         name = milestone["milestone_id"]
         depends = milestone.get("depends_on")
-        edges[name] = [d for d in depends if isinstance(d, str)] if isinstance(depends, list) else []
+        edges[name] = (
+            [d for d in depends if isinstance(d, str)] if isinstance(depends, list) else []
+        )
         position.setdefault(name, number)
     for cycle in find_cycles(edges):
         first = cycle[0]
@@ -195,8 +196,9 @@ def find_cycles(edges: dict[str, list[str]]) -> list[list[str]]:
 
 def _timestamps(data: Any, pointer: str = "") -> Iterator[tuple[str, str, str]]:
     if isinstance(data, dict):
-        created, updated = parse_timestamp(data.get("created_at")), parse_timestamp(
-            data.get("updated_at")
+        created, updated = (
+            parse_timestamp(data.get("created_at")),
+            parse_timestamp(data.get("updated_at")),
         )
         if created and updated and updated < created:
             yield pointer, data["created_at"], data["updated_at"]

@@ -1,0 +1,80 @@
+"""The repo-wide checks do work linear in records and references."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_lint.config import Config
+from agent_lint.index import FileContext, RepoIndex
+from agent_lint.kinds import classify
+from agent_lint.validators import REPO_CHECKS
+
+
+def _add(index: RepoIndex, relpath: str, data: Any) -> None:
+    match = classify(relpath)
+    assert match is not None
+    index.add_name(match.kind, match.groups)
+    ctx = FileContext(
+        f".agent/{relpath}",
+        relpath,
+        match.kind,
+        match.groups,
+        data,
+        Config(),
+        None,  # type: ignore[arg-type]
+    )
+    index.add_file(ctx)
+
+
+def build(records: int) -> RepoIndex:
+    """An index of ``records`` records: decisions, missions and conversations, cross-linked."""
+    index = RepoIndex(folders={"decisions", "missions", "conversations"})
+    per_kind = records // 4
+    for n in range(per_kind):
+        successor = f"D-{n + 1:06d}" if n + 1 < per_kind else None
+        _add(
+            index,
+            f"decisions/D-{n:06d}.json",
+            {
+                "decision_id": f"D-{n:06d}",
+                "superseded_by_decision_id": successor,
+                "mission_id": f"M-{n:06d}" if n % 100 else f"M-{n:06d}x",  # 1% dangling
+            },
+        )
+        _add(
+            index,
+            f"missions/M-{n:06d}/mission.json",
+            {
+                "mission_id": f"M-{n:06d}",
+                "current_milestone_id": "MS-002",
+                "milestones": [
+                    {"milestone_id": "MS-001"},
+                    {"milestone_id": "MS-002", "depends_on": ["MS-001"]},
+                ],
+            },
+        )
+        _add(
+            index,
+            f"conversations/C-{n:06d}/meta.json",
+            {
+                "conversation_id": f"C-{n:06d}",
+                "decisions_refs": [f"D-{n:06d}", f"D-{(n * 7) % per_kind:06d}"],
+                "relations": {"mission_ids": [f"M-{n:06d}"], "conversation_ids": [f"C-{n:06d}"]},
+                "handoffs": [{"handoff_id": "H-001"}],
+            },
+        )
+        _add(index, f"conversations/C-{n:06d}/handoffs/H-001.json", {"handoff_id": "H-001"})
+    return index
+
+
+def run(index: RepoIndex) -> int:
+    findings = [d for check in REPO_CHECKS for d in check(index)]
+    assert findings, "the generated repository has dangling references"
+    return index.lookups
+
+
+def test_graph_checks_scale_linearly():
+    small, large = build(2_000), build(20_000)
+    assert len(large.identities) >= 20_000
+    ratio = run(large) / run(small)
+    assert 9 <= ratio <= 11, ratio
