@@ -313,3 +313,41 @@ def test_relations_agree_with_meta(lint_tree):
     assert d.code == "AL316"
     assert d.message.startswith("relations.yaml mission_ids lists M-2, which meta.json")
     assert (d.line, d.column) == (1, 14)
+
+
+def test_released_waitpoint_names_an_existing_decision(lint_tree):
+    waitpoint = {
+        "schema_version": 1,
+        "waitpoint_id": "WP-001",
+        "status": "released",
+        "owner_workflow": "/approve",
+        "reason": "gate",
+        "gate": {"action": "merge", "resource_ref": "proposal:x"},
+        "decision_id": "D-404",
+        "evidence_refs": [".agent/decisions/D-001.json"],
+        "released_by": "/approve",
+        "released_at": "2026-11-02T10:00:00Z",
+        "created_at": "2026-11-02T10:00:00Z",
+        "updated_at": "2026-11-02T10:00:00Z",
+    }
+    files = {"decisions/D-001.json": decision(), "waitpoints/WP-001.json": waitpoint}
+    [d] = lint_tree(files).diagnostics
+    assert d.code == "AL301" and d.message.startswith('decision_id "D-404" does not name')
+
+
+def test_superseded_decision_names_an_existing_successor(lint_tree):
+    record = decision(
+        status="superseded",
+        resolved_by="me",
+        resolved_at="2026-11-02T10:00:00Z",
+        superseded_by_decision_id="D-002",
+    )
+    [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert d.code == "AL301" and d.pointer == "/superseded_by_decision_id"
+
+
+def test_current_milestone_must_be_a_milestone_of_the_mission(lint_tree):
+    [d] = lint_tree(
+        {"missions/M-001/mission.json": mission(current_milestone_id="MS-007")}
+    ).diagnostics
+    assert d.code == "AL301" and d.pointer == "/current_milestone_id"
