@@ -7,6 +7,7 @@ error or crash (one line; a traceback only with ``--debug``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -15,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from agent_lint import __version__
+from agent_lint import __version__, checksum, fixer
 from agent_lint.config import ConfigError, validate_code
 from agent_lint.diagnostics import Rule
-from agent_lint.linter import lint_paths
-from agent_lint.reporters import REPORTERS, ReportOptions
+from agent_lint.fixer import Edit
+from agent_lint.linter import LintResult, lint_paths
+from agent_lint.reporters import REPORTERS, ReportOptions, diff
 from agent_lint.schemas import SchemaConfigError
 from agent_lint.validators import RULES, RULES_BY_CODE
 
@@ -74,6 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only")
     parser.add_argument("--no-color", action="store_true", help="never colour text output")
+    parser.add_argument(
+        "--fix", action="store_true", help="regenerate derived files (handoffs/state.json)"
+    )
+    parser.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix, also copy the latest handoff's fields into meta.json",
+    )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the diff of what --fix would write, write nothing (exit 1 if any)",
+    )
+    parser.add_argument(
+        "--print-checksum",
+        metavar="FILE",
+        type=Path,
+        help="print the checksum v1 a conversation handoff file should carry and exit",
+    )
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     parser.add_argument("--explain", metavar="CODE", help="explain one rule and exit")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
@@ -126,8 +147,35 @@ def _write(text: str, target: Path | None) -> None:
         raise
 
 
+def print_checksum(path: Path) -> str:
+    """The checksum line for a handoff file (``--print-checksum``)."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{path}: cannot read a JSON handoff: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a handoff is a JSON object")
+    try:
+        return checksum.compute(data) + "\n"
+    except checksum.ChecksumError as exc:
+        raise ConfigError(f"{path}: checksum v1 cannot be computed: {exc}") from exc
+
+
+def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit]]:
+    edits = [edit for index in result.indexes for edit in fixer.plan(index, args.unsafe_fixes)]
+    if args.diff or not edits:
+        return result, edits
+    written = fixer.apply(edits)
+    again = lint_paths(args.paths, args.config, args.select, args.ignore, args.unsafe_fixes)
+    again.fixed = written
+    return again, edits
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute the parsed command line; raises on usage errors."""
+    if args.print_checksum is not None:
+        _write(print_checksum(args.print_checksum), None)
+        return EXIT_CLEAN
     if args.list_rules:
         _write(list_rules(), None)
         return EXIT_CLEAN
@@ -140,7 +188,12 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.output_format
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    result = lint_paths(args.paths, args.config, args.select, args.ignore)
+    result = lint_paths(args.paths, args.config, args.select, args.ignore, args.unsafe_fixes)
+    if args.fix or args.diff:
+        result, edits = _fix(args, result)
+        if args.diff:
+            _write(diff.render(edits), args.output_file)
+            return EXIT_FINDINGS if edits else EXIT_CLEAN
     options = ReportOptions(color=_use_color(args, sys.stdout), quiet=args.quiet)
     _write(REPORTERS[fmt](result, options), args.output_file)
     if result.errors and not args.exit_zero:

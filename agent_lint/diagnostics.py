@@ -6,6 +6,14 @@ import enum
 from dataclasses import dataclass, field, replace
 
 
+class Fix(str, enum.Enum):
+    """Whether ``--fix`` repairs a rule's findings, and when."""
+
+    NONE = "none"
+    SAFE = "safe"  # applied by --fix
+    UNSAFE = "unsafe"  # applied by --fix --unsafe-fixes
+
+
 class Severity(str, enum.Enum):
     """How serious a finding is; only errors fail a run."""
 
@@ -28,7 +36,12 @@ class Rule:
     bad: str
     good: str
     severity: Severity = Severity.ERROR
-    fixable: bool = False
+    fix: Fix = Fix.NONE
+
+    @property
+    def fixable(self) -> bool:
+        """True when plain ``--fix`` repairs this rule's findings."""
+        return self.fix is Fix.SAFE
 
     def at(
         self,
@@ -94,6 +107,10 @@ class Diagnostic:
     ) -> Diagnostic:
         """Return a copy located at the given 1-based span."""
         return replace(self, line=line, column=column, end_line=end_line, end_column=end_column)
+
+    def with_fixable(self, fixable: bool) -> Diagnostic:
+        """Return a copy marked (or not) as repairable by this run's ``--fix``."""
+        return replace(self, fixable=fixable)
 
     def with_severity(self, severity: Severity) -> Diagnostic:
         """Return a copy with ``severity`` (configuration overrides)."""

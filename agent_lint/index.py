@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.config import Config
+from agent_lint.handoffs import Conversation, TimedHandoff, Turn, handoff_from, handoff_number
 from agent_lint.kinds import EACH, INDEX_OF, Format, Kind, NameRule, Scope
 from agent_lint.markdown import Note, scan
 from agent_lint.positions import escape_token
@@ -152,9 +153,80 @@ class RepoIndex:
         default_factory=lambda: defaultdict(dict)
     )
     names: set[tuple[str, str, str]] = field(default_factory=set)
+    conversations: dict[str, Conversation] = field(default_factory=dict)
+    timed_handoffs: list[TimedHandoff] = field(default_factory=list)
     unparsed_paths: set[str] = field(default_factory=set)
     lookups: int = 0
     files_by_kind: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def conversation(self, name: str) -> Conversation:
+        """The facts of conversation ``name`` (created on first use)."""
+        if name not in self.conversations:
+            prefix = f"{self.agent_prefix}/" if self.agent_prefix else ""
+            self.conversations[name] = Conversation(name, f"{prefix}conversations/{name}")
+        return self.conversations[name]
+
+    def add_present(self, path: str, kind: Kind, groups: dict[str, str], parsed: bool) -> None:
+        """Note a classified file, parsed or not: names, and which conversation files exist."""
+        self.add_name(kind, groups)
+        if not parsed:
+            self.unparsed_paths.add(path)
+        name = groups.get("conversation")
+        if name is None:
+            return
+        conversation = self.conversation(name)
+        if kind.name == "conversation-handoff":
+            conversation.handoff_files.append((handoff_number(groups["stem"]), path))
+            if not parsed:
+                conversation.broken.add(path)
+        elif kind.name == "handoff-note":
+            conversation.notes.add(groups["stem"])
+        elif kind.name == "turn" and groups["stem"].isdigit():
+            conversation.turn_files.append((int(groups["stem"]), path))
+        elif kind.name == "handoff-state":
+            conversation.state_path = path
+            conversation.state_exists = True
+        elif kind.name == "conversation":
+            conversation.meta_path = path
+        elif kind.name == "resume-marker":
+            conversation.resume_path = path
+
+    def _add_conversation_facts(self, ctx: FileContext, clean: bool) -> None:
+        kind, data, groups = ctx.kind, ctx.data, ctx.groups
+        if kind.name in ("project-handoff", "mission-handoff"):
+            folder = ctx.path.rsplit("/", 1)[0]
+            handoff_id = data.get("handoff_id")
+            self.timed_handoffs.append(
+                TimedHandoff(
+                    folder,
+                    handoff_id if isinstance(handoff_id, str) else groups["stem"],
+                    ctx.path,
+                    data.get("produced_at"),
+                    groups.get("mission"),
+                    data.get("mission_id"),
+                )
+            )
+            return
+        name = groups.get("conversation")
+        if name is None:
+            return
+        conversation = self.conversation(name)
+        if kind.name == "conversation-handoff":
+            conversation.handoffs.append(handoff_from(ctx.path, groups["stem"], data, clean))
+            if not clean:
+                conversation.broken.add(ctx.path)
+        elif kind.name == "turn" and groups["stem"].isdigit():
+            conversation.turns.append(Turn(int(groups["stem"]), ctx.path, data.get("timestamp")))
+        elif kind.name == "conversation":
+            conversation.meta = {
+                key: data[key]
+                for key in ("handoffs", "active_agent", "turn_count", "state")
+                if key in data
+            }
+        elif kind.name == "handoff-state":
+            conversation.state = data
+        elif kind.name == "resume-marker":
+            conversation.resume_handoff = data.get("handoff_id")
 
     def add_name(self, kind: Kind, groups: dict[str, str]) -> None:
         """Register the id a record's file or folder name stands for.
@@ -177,8 +249,12 @@ class RepoIndex:
                 self.names.add((kind.namespace, scope, name))
                 cut = name.rfind("-")
 
-    def add_file(self, ctx: FileContext) -> None:
-        """Record what the repo-wide checks need from one parsed file."""
+    def add_file(self, ctx: FileContext, clean: bool = True) -> None:
+        """Record what the repo-wide checks need from one parsed file.
+
+        ``clean`` tells whether the file had error findings of its own; facts
+        of an unclean handoff are not used to judge other files.
+        """
         kind, data = ctx.kind, ctx.data
         self.files_by_kind[kind.name].append(ctx.path)
         if kind.format is Format.MARKDOWN:
@@ -187,6 +263,7 @@ class RepoIndex:
         if not isinstance(data, dict):
             return
         self._add_identities(ctx)
+        self._add_conversation_facts(ctx, clean)
         conversation = ctx.groups.get("conversation", "")
         for ref in kind.refs:
             scope = {Scope.REPO: "", Scope.CONVERSATION: conversation, Scope.RECORD: ctx.path}[

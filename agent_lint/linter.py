@@ -15,14 +15,14 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from agent_lint.config import Config
-from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.discovery import Target, find_target, read_bytes, walk
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import Format, classify, is_data_file
 from agent_lint.loading import parse, split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
-from agent_lint.validators import FILE_CHECKS, REPO_CHECKS
+from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE
 
 
 @dataclass
@@ -32,6 +32,8 @@ class LintResult:
     root: Path
     files_checked: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    indexes: list[RepoIndex] = field(default_factory=list, repr=False)
 
     @property
     def errors(self) -> int:
@@ -65,8 +67,14 @@ def _severity(code: str, config: Config) -> Severity | None:
     return level
 
 
-def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
-    """Lint one repository; report only under ``only`` paths when given."""
+def lint_target(
+    target: Target, only: Sequence[Path] = (), unsafe_fixes: bool = False
+) -> LintResult:
+    """Lint one repository; report only under ``only`` paths when given.
+
+    With ``unsafe_fixes``, findings of rules with an unsafe fix are marked
+    fixable too.
+    """
     config = target.config
     schemas = SchemaStore(config.schema_dirs)
     result = LintResult(root=target.root)
@@ -97,9 +105,8 @@ def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
         found.extend(loaded.diagnostics)
         if match is None:
             continue
-        index.add_name(match.kind, match.groups)
+        index.add_present(path, match.kind, match.groups, loaded.ok)
         if not loaded.ok:
-            index.unparsed_paths.add(path)
             continue
         ctx = FileContext(
             path,
@@ -111,9 +118,9 @@ def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
             schemas,
             loaded.text,
         )
-        for check in FILE_CHECKS:
-            found.extend(check(ctx))
-        index.add_file(ctx)
+        own = [d for check in FILE_CHECKS for d in check(ctx)]
+        found.extend(own)
+        index.add_file(ctx, clean=not any(d.severity is Severity.ERROR for d in own))
     for repo_check in REPO_CHECKS:
         found.extend(repo_check(index))
     roots = [p.resolve() for p in only]
@@ -124,8 +131,13 @@ def lint_target(target: Target, only: Sequence[Path] = ()) -> LintResult:
         if not is_selected(diagnostic.code, config, diagnostic.path):
             continue
         level = _severity(diagnostic.code, config)
-        kept.append(diagnostic.with_severity(level) if level else diagnostic)
+        if level:
+            diagnostic = diagnostic.with_severity(level)
+        if unsafe_fixes and RULES_BY_CODE[diagnostic.code].fix is Fix.UNSAFE:
+            diagnostic = diagnostic.with_fixable(True)
+        kept.append(diagnostic)
     result.diagnostics = sorted(_locate(kept, formats), key=Diagnostic.sort_key)
+    result.indexes.append(index)
     return result
 
 
@@ -182,6 +194,7 @@ def lint_paths(
     explicit_config: Path | None = None,
     select: list[str] | None = None,
     ignore: list[str] | None = None,
+    unsafe_fixes: bool = False,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -200,11 +213,12 @@ def lint_paths(
     merged: LintResult | None = None
     for target, limits in groups.values():
         whole = target.root.resolve() in limits
-        result = lint_target(target, () if whole else limits)
+        result = lint_target(target, () if whole else limits, unsafe_fixes)
         if merged is None:
             merged = result
             continue
         merged.files_checked += result.files_checked
+        merged.indexes.extend(result.indexes)
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
         merged.diagnostics.extend(replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics)
     assert merged is not None

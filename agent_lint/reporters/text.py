@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from agent_lint.diagnostics import Severity
+from agent_lint.diagnostics import Fix, Severity
 from agent_lint.linter import LintResult
+from agent_lint.validators import RULES_BY_CODE
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
@@ -32,15 +33,24 @@ def render(result: LintResult, *, color: bool = False, quiet: bool = False) -> s
 
 
 def summary(result: LintResult, paint: object = None) -> str:
-    """One line: how many files were checked and what was found."""
+    """How many files were checked and fixed, and what was found."""
     files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked"
+    fixed = ""
+    if result.fixed:
+        fixed = f"Fixed {len(result.fixed)} file{'s' if len(result.fixed) != 1 else ''}: "
+        fixed += ", ".join(result.fixed) + "\n"
     if not result.diagnostics:
-        return f"All checks passed ({files})."
+        return f"{fixed}All checks passed ({files})."
     parts = []
     if result.errors:
         parts.append(f"{result.errors} error{'s' if result.errors != 1 else ''}")
     if result.warnings:
         parts.append(f"{result.warnings} warning{'s' if result.warnings != 1 else ''}")
     fixable = sum(1 for d in result.diagnostics if d.fixable)
+    hidden = sum(
+        1 for d in result.diagnostics if not d.fixable and RULES_BY_CODE[d.code].fix is Fix.UNSAFE
+    )
     tail = f"; {fixable} fixable with `agent-lint --fix`" if fixable else ""
-    return f"Found {' and '.join(parts)} in {files}{tail}."
+    if hidden:
+        tail += f"; {hidden} more with `agent-lint --fix --unsafe-fixes`"
+    return f"{fixed}Found {' and '.join(parts)} in {files}{tail}."

@@ -11,7 +11,17 @@ from collections.abc import Callable, Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.validators import files, identity, indexes, notes, references, schema, states
+from agent_lint.validators import (
+    agreement,
+    files,
+    identity,
+    indexes,
+    notes,
+    ordering,
+    references,
+    schema,
+    states,
+)
 
 FileCheck = Callable[[FileContext], Iterator[Diagnostic]]
 RepoCheck = Callable[[RepoIndex], Iterator[Diagnostic]]
@@ -29,9 +39,12 @@ REPO_CHECKS: tuple[RepoCheck, ...] = (
     indexes.check_indexes,
     states.check_supersession,
     notes.check_notes,
+    ordering.check_conversations,
+    ordering.check_timed_handoffs,
+    agreement.check_agreement,
 )
 
-_FAMILIES = (files, schema, identity, references, indexes, states, notes)
+_FAMILIES = (files, schema, identity, references, indexes, states, notes, ordering, agreement)
 RULES: tuple[Rule, ...] = tuple(
     sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)
 )

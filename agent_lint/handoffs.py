@@ -1,0 +1,175 @@
+"""Facts about conversations and handoffs, gathered in the one pass.
+
+The ordering (AL4xx) and agreement (AL5xx) checks and ``--fix`` all work
+from these small records; no parsed document is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_lint import checksum
+
+_NUMBER = re.compile(r"^H-(\d{3,})$")
+_TIMED = re.compile(r"^H-(\d{8})-(\d{6})(?:-|$)")
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """One conversation handoff file."""
+
+    id: str
+    number: int
+    path: str
+    conversation_id: Any
+    timestamp: Any
+    from_agent: dict[str, Any]
+    to_agent: dict[str, Any]
+    reason: Any
+    checksum: Any
+    computed: str | None
+    checksum_error: str | None
+    context_turn: Any
+    clean: bool = True
+
+    def entry(self) -> dict[str, Any]:
+        """The ``meta.json`` ``handoffs[]`` entry that mirrors this handoff."""
+        return {
+            "handoff_id": self.id,
+            "from_agent": self.from_agent.get("agent_id"),
+            "to_agent": self.to_agent.get("agent_id"),
+            "timestamp": self.timestamp,
+            "reason": self.reason,
+            "checksum": self.checksum,
+        }
+
+    def active_agent(self) -> dict[str, Any]:
+        """The active agent after this handoff: its ``to_agent``."""
+        return {
+            "type": self.to_agent.get("type"),
+            "agent_id": self.to_agent.get("agent_id"),
+            "session_id": self.to_agent.get("target_session"),
+        }
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn file: its number and timestamp."""
+
+    number: int
+    path: str
+    timestamp: Any
+
+
+@dataclass
+class Conversation:
+    """Everything ordering and agreement checks need about one conversation."""
+
+    name: str
+    folder: str
+    handoffs: list[Handoff] = field(default_factory=list)
+    handoff_files: list[tuple[int | None, str]] = field(default_factory=list)
+    notes: set[str] = field(default_factory=set)
+    turns: list[Turn] = field(default_factory=list)
+    turn_files: list[tuple[int, str]] = field(default_factory=list)
+    meta_path: str | None = None
+    meta: dict[str, Any] | None = None
+    state_path: str | None = None
+    state: dict[str, Any] | None = None
+    state_exists: bool = False
+    resume_path: str | None = None
+    resume_handoff: Any = None
+    broken: set[str] = field(default_factory=set)
+
+    def ordered(self) -> list[Handoff]:
+        """Handoffs by number, then path."""
+        return sorted(self.handoffs, key=lambda h: (h.number, h.path))
+
+    def latest(self) -> Handoff | None:
+        """The handoff with the highest number."""
+        ordered = self.ordered()
+        return ordered[-1] if ordered else None
+
+    def latest_turn(self) -> int | None:
+        """N: the highest turn file number, or None when there are no turn files."""
+        return max((number for number, _ in self.turn_files), default=None)
+
+    def derived_state(self) -> dict[str, Any] | None:
+        """The ``handoffs/state.json`` this conversation should have, or None.
+
+        None when there is no handoff, or when a handoff file did not parse or
+        has findings of its own (the latest state cannot be known).
+        """
+        latest = self.latest()
+        if latest is None or self.broken:
+            return None
+        turn = self.latest_turn()
+        return {
+            "conversation_id": self.name,
+            "latest_handoff_id": latest.id,
+            "active_agent": latest.active_agent(),
+            "latest_turn": turn if turn is not None else latest.context_turn,
+            "checksum": latest.checksum,
+            "updated_at": latest.timestamp,
+        }
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def handoff_from(path: str, stem: str, data: dict[str, Any], clean: bool) -> Handoff:
+    """Extract a :class:`Handoff` from a parsed conversation handoff file.
+
+    Its id is the file stem: agents find handoffs by file name, and an id
+    that disagrees with it is reported on its own (AL202). ``clean`` is false
+    when the file has error findings of its own.
+    """
+    match = _NUMBER.match(stem)
+    computed: str | None = None
+    error: str | None = None
+    try:
+        computed = checksum.compute(data)
+    except checksum.ChecksumError as exc:
+        error = str(exc)
+    return Handoff(
+        id=stem,
+        number=int(match.group(1)) if match else -1,
+        path=path,
+        conversation_id=data.get("conversation_id"),
+        timestamp=data.get("timestamp"),
+        from_agent=_dict(data.get("from_agent")),
+        to_agent=_dict(data.get("to_agent")),
+        reason=data.get("reason"),
+        checksum=data.get("checksum"),
+        computed=computed,
+        checksum_error=error,
+        context_turn=_dict(data.get("context_pointer")).get("latest_turn"),
+        clean=clean,
+    )
+
+
+def handoff_number(stem: str) -> int | None:
+    """The number of a conversation handoff file stem (``H-007`` -> 7)."""
+    match = _NUMBER.match(stem)
+    return int(match.group(1)) if match else None
+
+
+def embedded_time(handoff_id: str) -> str | None:
+    """``YYYYMMDD-HHMMSS`` embedded in a project or mission handoff id, if any."""
+    match = _TIMED.match(handoff_id)
+    return f"{match.group(1)}-{match.group(2)}" if match else None
+
+
+@dataclass(frozen=True)
+class TimedHandoff:
+    """A project or mission handoff: its folder, id time and ``produced_at``."""
+
+    folder: str
+    id: str
+    path: str
+    produced_at: Any
+    mission: str | None
+    mission_id: Any

@@ -1,0 +1,184 @@
+"""AL5xx: checksums of handoffs, and agreement of state.json and meta.json with them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+from typing import Any
+
+from agent_lint.diagnostics import Diagnostic, Fix, Rule
+from agent_lint.handoffs import Conversation
+from agent_lint.index import RepoIndex
+
+CHECKSUM_MISMATCH = Rule(
+    "AL501",
+    "handoff-checksum-mismatch",
+    "A handoff's checksum is not the checksum of its content",
+    "Reports a conversation handoff whose `checksum` differs from checksum v1 of its own "
+    "content (docs/checksum.md): the context changed after the checksum was written, or the "
+    "writer computed it differently. `agent-lint --print-checksum FILE` prints the right "
+    "value. The handoff is the outgoing agent's record, so `--fix` never rewrites it.",
+    '"checksum": "sha256:0000…" for a handoff whose content hashes to sha256:9f0e…',
+    '"checksum": "sha256:9f0e…" (the value --print-checksum prints)',
+)
+MISSING_STATE = Rule(
+    "AL502",
+    "missing-handoff-state",
+    "A conversation with handoffs has no handoffs/state.json",
+    "Reports a conversation that has handoff files but no `handoffs/state.json`. Agents "
+    "rebuild the current context from state.json plus the latest handoff. `--fix` writes it.",
+    "handoffs/H-001.json without handoffs/state.json",
+    "handoffs/state.json derived from H-001.json",
+    fix=Fix.SAFE,
+)
+STATE_MISMATCH = Rule(
+    "AL503",
+    "handoff-state-mismatch",
+    "handoffs/state.json disagrees with the latest handoff or the turns",
+    "Reports a `handoffs/state.json` field that differs from what the latest handoff and "
+    "the turns say: `latest_handoff_id`, `checksum`, `active_agent` (the latest handoff's "
+    "`to_agent`), `latest_turn` (the latest turn file), `updated_at` (the latest handoff's "
+    "timestamp) and `conversation_id`. `--fix` regenerates the file.",
+    'state.json "latest_handoff_id": "H-002" while H-003.json exists',
+    'state.json "latest_handoff_id": "H-003"',
+    fix=Fix.SAFE,
+)
+META_CHECKSUM = Rule(
+    "AL504",
+    "meta-checksum-mismatch",
+    "meta.json does not carry the latest handoff's checksum",
+    "Reports a `meta.json` whose `state.checksum` or last `handoffs[]` entry's `checksum` "
+    "differs from the latest handoff's checksum. `--fix --unsafe-fixes` copies it over, "
+    "leaving the rest of meta.json byte for byte.",
+    'meta.json "state": {"checksum": null} while H-003.json has sha256:9f0e…',
+    'meta.json "state": {"checksum": "sha256:9f0e…"}',
+    fix=Fix.UNSAFE,
+)
+CHECKSUM_UNCOMPUTABLE = Rule(
+    "AL505",
+    "checksum-uncomputable",
+    "A handoff holds a value checksum v1 cannot canonicalise",
+    "Reports a conversation handoff whose checksum input contains a value RFC 8785 has no "
+    "exact canonical form for: an integer beyond 2^53-1, a string with a lone surrogate, or "
+    "a non-string id in a context list. No implementation can verify its checksum.",
+    '"context_pointer": {"latest_turn": 9007199254740993}',
+    '"context_pointer": {"latest_turn": 12}',
+)
+
+RULES = (CHECKSUM_MISMATCH, MISSING_STATE, STATE_MISMATCH, META_CHECKSUM, CHECKSUM_UNCOMPUTABLE)
+
+
+def short(value: Any) -> str:
+    """A checksum shortened for messages (``sha256:9f0e1a2b3c4d…``), other values as JSON."""
+    if isinstance(value, str) and value.startswith("sha256:") and len(value) > 19:
+        return value[:19] + "…"
+    return "null" if value is None else f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def _name(path: str) -> str:
+    return PurePosixPath(path).name
+
+
+def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:
+    for handoff in conversation.ordered():
+        if not handoff.clean:
+            continue  # the handoff's own findings come first
+        if handoff.checksum_error is not None:
+            yield CHECKSUM_UNCOMPUTABLE.at(
+                handoff.path,
+                f"checksum v1 cannot be computed: {handoff.checksum_error}",
+                pointer="/context_pointer",
+            )
+        elif isinstance(handoff.checksum, str) and handoff.checksum != handoff.computed:
+            yield CHECKSUM_MISMATCH.at(
+                handoff.path,
+                f"checksum {short(handoff.checksum)} but the content of {_name(handoff.path)} "
+                f"hashes to {handoff.computed}",
+                pointer="/checksum",
+            )
+
+
+_STATE_FIELDS = (
+    "conversation_id",
+    "latest_handoff_id",
+    "active_agent",
+    "latest_turn",
+    "checksum",
+    "updated_at",
+)
+
+
+def _state(conversation: Conversation) -> Iterator[Diagnostic]:
+    expected = conversation.derived_state()
+    latest = conversation.latest()
+    if expected is None or latest is None:
+        return
+    if not conversation.state_exists:
+        yield MISSING_STATE.at(
+            latest.path,
+            f"conversation {conversation.name} has handoffs but no "
+            f"{conversation.folder}/handoffs/state.json (`agent-lint --fix` writes it)",
+            line=1,
+            column=1,
+        )
+        return
+    state, path = conversation.state, conversation.state_path
+    if state is None or path is None:
+        return  # state.json exists but did not parse: AL001 says so
+    source = {
+        "conversation_id": f"the conversation folder is {conversation.name}",
+        "latest_handoff_id": f"the latest handoff is {latest.id}",
+        "active_agent": f"{latest.id} hands the conversation to",
+        "latest_turn": "the latest turn is",
+        "checksum": f"{latest.id}.json has",
+        "updated_at": f"{latest.id}'s timestamp is",
+    }
+    for key in _STATE_FIELDS:
+        if state.get(key) == expected[key] and key in state:
+            continue
+        if key in ("conversation_id", "latest_handoff_id"):
+            tail = source[key]
+        else:
+            tail = f"{source[key]} {short(expected[key])}"
+        yield STATE_MISMATCH.at(
+            path,
+            f"state.json {key} {short(state.get(key)) if key in state else 'is missing'}"
+            f" but {tail}",
+            pointer=f"/{key}" if key in state else "",
+        )
+
+
+def _meta(conversation: Conversation) -> Iterator[Diagnostic]:
+    meta, path, latest = conversation.meta, conversation.meta_path, conversation.latest()
+    if meta is None or path is None or latest is None or conversation.broken:
+        return
+    state = meta.get("state")
+    if isinstance(state, dict) and state.get("checksum") != latest.checksum:
+        yield META_CHECKSUM.at(
+            path,
+            f"meta.json state.checksum {short(state.get('checksum'))} but {latest.id}.json "
+            f"has {short(latest.checksum)}",
+            pointer="/state/checksum" if "checksum" in state else "/state",
+        )
+    entries = meta.get("handoffs")
+    if isinstance(entries, list) and entries and isinstance(entries[-1], dict):
+        last = entries[-1]
+        if last.get("handoff_id") == latest.id and last.get("checksum") != latest.checksum:
+            position = len(entries) - 1
+            yield META_CHECKSUM.at(
+                path,
+                f"meta.json handoffs[{position}].checksum {short(last.get('checksum'))} but "
+                f"{latest.id}.json has {short(latest.checksum)}",
+                pointer=f"/handoffs/{position}/checksum"
+                if "checksum" in last
+                else f"/handoffs/{position}",
+            )
+
+
+def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Handoff checksums, state.json and meta.json agree with the latest handoff."""
+    for name in sorted(index.conversations):
+        conversation = index.conversations[name]
+        yield from _handoff_checksums(conversation)
+        yield from _state(conversation)
+        yield from _meta(conversation)

@@ -1,0 +1,457 @@
+"""AL4xx: handoff ordering, chain continuity, turns, and the resume marker."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import PurePosixPath
+from typing import Any
+
+from agent_lint.diagnostics import Diagnostic, Fix, Rule
+from agent_lint.handoffs import Conversation, Handoff, embedded_time
+from agent_lint.index import RepoIndex
+from agent_lint.schemas import parse_timestamp
+
+HANDOFF_SEQUENCE = Rule(
+    "AL401",
+    "handoff-sequence",
+    "Conversation handoffs are not numbered H-001 to H-N without gaps or duplicates",
+    "Reports a conversation whose handoff files skip a number, repeat one (`H-002.json` and "
+    "`H-0002.json`), or do not start at `H-001`. The latest handoff is the one with the "
+    "highest number; a gap means a handoff was lost or renumbered.",
+    "handoffs/H-001.json, handoffs/H-003.json",
+    "handoffs/H-001.json, handoffs/H-002.json",
+)
+HANDOFF_TIME_ORDER = Rule(
+    "AL402",
+    "handoff-time-order",
+    "Handoff timestamps do not strictly increase",
+    "Reports a handoff whose `timestamp` is not later than the one before it. Handoffs are a "
+    "history; a later handoff with an earlier time was back-dated or reordered.",
+    'H-001 "2026-11-02T14:00:00Z", H-002 "2026-11-02T10:00:00Z"',
+    'H-001 "2026-11-02T10:00:00Z", H-002 "2026-11-02T14:00:00Z"',
+)
+CONVERSATION_MISMATCH = Rule(
+    "AL403",
+    "conversation-id-mismatch",
+    "A handoff or state file names another conversation",
+    "Reports a conversation handoff or `handoffs/state.json` whose `conversation_id` is not "
+    "the conversation folder it is stored in, usually a file copied from another "
+    "conversation.",
+    'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-1"',
+    'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-2"',
+)
+BROKEN_CHAIN = Rule(
+    "AL404",
+    "broken-handoff-chain",
+    "A handoff does not start where the previous one ended",
+    "Reports a handoff whose `from_agent.agent_id` is not the `to_agent.agent_id` of the "
+    "handoff before it. The chain of custody is broken: the agent that handed over was not "
+    "the one holding the conversation.",
+    "H-001 codex -> claude-code; H-002 cortex -> codex",
+    "H-001 codex -> claude-code; H-002 claude-code -> codex",
+)
+LAST_TURN = Rule(
+    "AL405",
+    "last-turn-order",
+    "A handoff's last turn goes backwards or beyond the latest turn",
+    "Reports a handoff whose `from_agent.last_turn` is smaller than the previous handoff's, "
+    "or larger than the number of the latest turn file. The incoming agent would resume "
+    "from the wrong place in the conversation.",
+    "H-001 last_turn 4, H-002 last_turn 2; or last_turn 9 with turns 0001-0007",
+    "H-001 last_turn 2, H-002 last_turn 4, turns 0001-0007",
+)
+META_HANDOFFS = Rule(
+    "AL406",
+    "meta-handoffs-mismatch",
+    "meta.json handoffs[] does not mirror the handoff files",
+    "Reports a conversation whose `meta.json` `handoffs[]` does not list exactly its "
+    "handoff files, in order, with the same `from_agent`, `to_agent`, `timestamp`, `reason` "
+    "and `checksum` (the last entry's checksum is AL504). `--fix --unsafe-fixes` rewrites "
+    "the entries from the handoff files, leaving the rest of meta.json byte for byte.",
+    "meta.json handoffs: [H-001]; files: H-001.json, H-002.json",
+    "meta.json handoffs: [H-001, H-002], each equal to its file",
+    fix=Fix.UNSAFE,
+)
+ACTIVE_AGENT = Rule(
+    "AL407",
+    "active-agent-mismatch",
+    "meta.json active_agent is not the last handoff's to_agent",
+    "Reports a conversation whose `meta.json` `active_agent` differs from the `to_agent` of "
+    "its latest handoff (type, agent id, and `target_session` as `session_id`). The "
+    "conversation claims an agent holds it that was never handed it. Fixable with "
+    "`--fix --unsafe-fixes`.",
+    'H-003 to_agent cortex-main; meta.json active_agent "codex-main"',
+    'meta.json active_agent {"type": "cortex", "agent_id": "cortex-main", …}',
+    fix=Fix.UNSAFE,
+)
+MISSING_NOTE = Rule(
+    "AL408",
+    "missing-handoff-note",
+    "A handoff has no Markdown note",
+    "Reports a conversation handoff `H-NNN.json` without its human-readable twin "
+    "`H-NNN.md`. The protocol writes both; people review the note.",
+    "handoffs/H-002.json alone",
+    "handoffs/H-002.json and handoffs/H-002.md",
+)
+TURN_SEQUENCE = Rule(
+    "AL409",
+    "turn-sequence",
+    "Turn files are not numbered 0001 to N without gaps or duplicates",
+    "Reports a conversation whose `turns/` files skip a number, repeat one (`0003.yaml` and "
+    "`0003.yml`), or do not start at `0001`.",
+    "turns/0001.yaml, turns/0003.yaml",
+    "turns/0001.yaml, turns/0002.yaml, turns/0003.yaml",
+)
+TURN_COUNT = Rule(
+    "AL410",
+    "turn-count-mismatch",
+    "meta.json turn_count or state.latest_turn is not the number of turns",
+    "Reports a `meta.json` whose `turn_count` or `state.latest_turn` differs from N, the "
+    "number of the latest turn file.",
+    '"turn_count": 6 with turns 0001-0007',
+    '"turn_count": 7 with turns 0001-0007',
+)
+TURN_TIME_ORDER = Rule(
+    "AL411",
+    "turn-time-order",
+    "A turn's timestamp is earlier than the turn before it",
+    "Reports a turn whose `timestamp` goes backwards from the previous turn's. Turns are "
+    "appended in time; an earlier timestamp means a turn was inserted or edited.",
+    "0004.yaml 10:00, 0005.yaml 09:00",
+    "0004.yaml 10:00, 0005.yaml 10:05",
+)
+STALE_RESUME = Rule(
+    "AL412",
+    "stale-resume-marker",
+    "turn_resumed.yaml does not name the latest handoff",
+    "Reports a `turn_resumed.yaml` that names an older handoff than the latest (the latest "
+    "handoff was never picked up by the incoming agent) or a handoff that does not exist.",
+    "turn_resumed.yaml handoff_id: H-002 while H-003.json exists",
+    "turn_resumed.yaml handoff_id: H-003",
+)
+HANDOFF_TIME_MISMATCH = Rule(
+    "AL413",
+    "handoff-time-mismatch",
+    "A handoff id's embedded time differs from produced_at",
+    "Reports a project or mission handoff whose id embeds a time "
+    "(`H-YYYYMMDD-HHMMSS-slug`) that is not its `produced_at` in UTC. The id orders "
+    "handoffs; a wrong time puts the handoff in the wrong place.",
+    'H-20261103-120000-release.json with "produced_at": "2026-11-03T13:00:00Z"',
+    'H-20261103-130000-release.json with "produced_at": "2026-11-03T13:00:00Z"',
+)
+DUPLICATE_HANDOFF_TIME = Rule(
+    "AL414",
+    "duplicate-handoff-time",
+    "Two handoffs in one folder embed the same time",
+    "Reports a project or mission handoff whose id embeds the same `YYYYMMDD-HHMMSS` as "
+    "another handoff in the same folder; their order is ambiguous.",
+    "H-20261103-120000-a.json and H-20261103-120000-b.json",
+    "H-20261103-120000-a.json and H-20261103-120500-b.json",
+)
+MISSION_MISMATCH = Rule(
+    "AL415",
+    "mission-id-mismatch",
+    "A mission handoff names another mission",
+    "Reports a handoff in `missions/<M>/handoffs/` whose `mission_id` is not `<M>`.",
+    'missions/M-002/handoffs/H-….json with "mission_id": "M-001"',
+    'missions/M-002/handoffs/H-….json with "mission_id": "M-002"',
+)
+
+RULES = (
+    HANDOFF_SEQUENCE,
+    HANDOFF_TIME_ORDER,
+    CONVERSATION_MISMATCH,
+    BROKEN_CHAIN,
+    LAST_TURN,
+    META_HANDOFFS,
+    ACTIVE_AGENT,
+    MISSING_NOTE,
+    TURN_SEQUENCE,
+    TURN_COUNT,
+    TURN_TIME_ORDER,
+    STALE_RESUME,
+    HANDOFF_TIME_MISMATCH,
+    DUPLICATE_HANDOFF_TIME,
+    MISSION_MISMATCH,
+)
+
+
+def show(value: Any) -> str:
+    """A JSON rendering of a value for messages."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _name(path: str) -> str:
+    return PurePosixPath(path).name
+
+
+def _sequence(
+    rule: Rule, files: list[tuple[int | None, str]], unit: str, width: int
+) -> Iterator[Diagnostic]:
+    """Numbers 1..N with no gap or duplicate, reported at the offending file."""
+    numbered = sorted((n, p) for n, p in files if n is not None)
+    expected = 1
+    seen: dict[int, str] = {}
+    for number, path in numbered:
+        if number in seen:
+            yield rule.at(
+                path,
+                f"{_name(path)} repeats {unit} number {number} of {_name(seen[number])}",
+                line=1,
+                column=1,
+            )
+            continue
+        seen[number] = path
+        if number != expected:
+            missing = (
+                f"{unit} {expected:0{width}d}"
+                if number == expected + 1
+                else f"{unit}s {expected:0{width}d} to {number - 1:0{width}d}"
+            )
+            yield rule.at(
+                path,
+                f"{_name(path)} follows a gap: {missing} missing "
+                f"(numbers must run from {1:0{width}d} without gaps)",
+                line=1,
+                column=1,
+            )
+        expected = number + 1
+
+
+def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
+    previous: Handoff | None = None
+    for handoff in conversation.ordered():
+        if handoff.number < 0:
+            continue
+        if (
+            isinstance(handoff.conversation_id, str)
+            and handoff.conversation_id != conversation.name
+        ):
+            yield CONVERSATION_MISMATCH.at(
+                handoff.path,
+                f'conversation_id "{handoff.conversation_id}" but the handoff is stored in '
+                f"conversation {conversation.name}",
+                pointer="/conversation_id",
+            )
+        last_turn = handoff.from_agent.get("last_turn")
+        if isinstance(last_turn, int) and turn is not None and last_turn > turn:
+            yield LAST_TURN.at(
+                handoff.path,
+                f"from_agent.last_turn {last_turn} is beyond the latest turn {turn:04d}",
+                pointer="/from_agent/last_turn",
+            )
+        stem = _name(handoff.path).removesuffix(".json")
+        if stem not in conversation.notes:
+            yield MISSING_NOTE.at(
+                handoff.path,
+                f"{_name(handoff.path)} has no note {stem}.md beside it",
+                line=1,
+                column=1,
+            )
+        if previous is not None:
+            yield from _pair(previous, handoff)
+        previous = handoff
+
+
+def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
+    before, after = parse_timestamp(previous.timestamp), parse_timestamp(handoff.timestamp)
+    if before and after and after <= before:
+        yield HANDOFF_TIME_ORDER.at(
+            handoff.path,
+            f"timestamp {handoff.timestamp} is not later than {previous.id}'s {previous.timestamp}",
+            pointer="/timestamp",
+        )
+    handed_to = previous.to_agent.get("agent_id")
+    handed_from = handoff.from_agent.get("agent_id")
+    if isinstance(handed_to, str) and isinstance(handed_from, str) and handed_to != handed_from:
+        yield BROKEN_CHAIN.at(
+            handoff.path,
+            f'from_agent.agent_id "{handed_from}" but {previous.id} handed the conversation '
+            f'to "{handed_to}"',
+            pointer="/from_agent/agent_id",
+        )
+    old, new = previous.from_agent.get("last_turn"), handoff.from_agent.get("last_turn")
+    if isinstance(old, int) and isinstance(new, int) and new < old:
+        yield LAST_TURN.at(
+            handoff.path,
+            f"from_agent.last_turn {new} is before {previous.id}'s last_turn {old}",
+            pointer="/from_agent/last_turn",
+        )
+
+
+def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
+    meta, path = conversation.meta, conversation.meta_path
+    if meta is None or path is None:
+        return
+    handoffs = [h for h in conversation.ordered() if h.number >= 0]
+    if not conversation.broken:
+        yield from _meta_handoffs(conversation, path, meta, handoffs)
+        latest = handoffs[-1] if handoffs else None
+        active = meta.get("active_agent")
+        if latest is not None and isinstance(active, dict):
+            expected = latest.active_agent()
+            differing = [
+                k for k in ("type", "agent_id", "session_id") if active.get(k) != expected[k]
+            ]
+            if differing:
+                yield ACTIVE_AGENT.at(
+                    path,
+                    f"active_agent {show({k: active.get(k) for k in differing})} but "
+                    f"{latest.id} hands the conversation to {show({k: expected[k] for k in differing})}",
+                    pointer="/active_agent",
+                )
+        elif latest is not None and "active_agent" not in meta:
+            yield ACTIVE_AGENT.at(
+                path,
+                f"active_agent is missing; {latest.id} hands the conversation to "
+                f"{show(latest.active_agent())}",
+            )
+    if turn is None:
+        return
+    count = meta.get("turn_count")
+    if isinstance(count, int) and count != turn:
+        yield TURN_COUNT.at(
+            path,
+            f"turn_count {count} but the latest turn file is {turn:04d}",
+            pointer="/turn_count",
+        )
+    state = meta.get("state")
+    latest_turn = state.get("latest_turn") if isinstance(state, dict) else None
+    if isinstance(latest_turn, int) and latest_turn != turn:
+        yield TURN_COUNT.at(
+            path,
+            f"state.latest_turn {latest_turn} but the latest turn file is {turn:04d}",
+            pointer="/state/latest_turn",
+        )
+
+
+_MIRRORED = ("from_agent", "to_agent", "timestamp", "reason", "checksum")
+
+
+def _meta_handoffs(
+    conversation: Conversation, path: str, meta: dict[str, Any], handoffs: list[Handoff]
+) -> Iterator[Diagnostic]:
+    entries = meta.get("handoffs")
+    if entries is None:
+        entries = []
+    if not isinstance(entries, list):
+        return
+    listed = [e.get("handoff_id") if isinstance(e, dict) else None for e in entries]
+    files = [h.id for h in handoffs]
+    if listed != files:
+        yield META_HANDOFFS.at(
+            path,
+            f"handoffs[] lists {', '.join(map(str, listed)) or 'nothing'} but the handoff "
+            f"files are {', '.join(files) or 'none'}",
+            pointer="/handoffs",
+        )
+        return
+    for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
+        mirror = handoff.entry()
+        last = position == len(handoffs) - 1
+        for key in _MIRRORED:
+            if key == "checksum" and last:
+                continue  # the latest checksum is an agreement finding (AL504)
+            if key in entry or mirror[key] is not None:
+                if entry.get(key) != mirror[key]:
+                    yield META_HANDOFFS.at(
+                        path,
+                        f"handoffs[{position}].{key} {show(entry.get(key))} but "
+                        f"{_name(handoff.path)} has {show(mirror[key])}",
+                        pointer=f"/handoffs/{position}/{key}"
+                        if key in entry
+                        else f"/handoffs/{position}",
+                    )
+
+
+def _turns(conversation: Conversation) -> Iterator[Diagnostic]:
+    previous = None
+    for turn in sorted(conversation.turns, key=lambda t: (t.number, t.path)):
+        stamp = parse_timestamp(turn.timestamp)
+        if stamp is None:
+            continue
+        if previous is not None and stamp < previous[1]:
+            yield TURN_TIME_ORDER.at(
+                turn.path,
+                f"timestamp {turn.timestamp} is earlier than turn {previous[0].number:04d}'s "
+                f"{previous[0].timestamp}",
+                pointer="/timestamp",
+            )
+        previous = (turn, stamp)
+
+
+def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
+    path, named = conversation.resume_path, conversation.resume_handoff
+    if path is None or not isinstance(named, str):
+        return
+    numbers = {h.id: h.number for h in conversation.handoffs}
+    files = {_name(p).removesuffix(".json") for _, p in conversation.handoff_files}
+    latest = conversation.latest()
+    if named not in numbers and named not in files:
+        yield STALE_RESUME.at(
+            path,
+            f'handoff_id "{named}" names no handoff of conversation {conversation.name}',
+            pointer="/handoff_id",
+        )
+    elif latest is not None and named in numbers and numbers[named] < latest.number:
+        yield STALE_RESUME.at(
+            path,
+            f'handoff_id "{named}" but the latest handoff is {latest.id}: it was never '
+            "picked up by the incoming agent",
+            pointer="/handoff_id",
+        )
+
+
+def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Handoff and turn ordering, chain continuity, meta.json mirrors, resume marker."""
+    for name in sorted(index.conversations):
+        conversation = index.conversations[name]
+        turn = conversation.latest_turn()
+        yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, "handoff H-", 3)
+        yield from _sequence(
+            TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], "turn ", 4
+        )
+        yield from _handoffs(conversation, turn)
+        yield from _meta(conversation, turn)
+        yield from _turns(conversation)
+        yield from _resume(conversation)
+
+
+def _utc(stamp: datetime) -> str:
+    return stamp.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S")
+
+
+def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Project and mission handoffs: id time == produced_at (UTC), unique per folder."""
+    by_time: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for handoff in sorted(index.timed_handoffs, key=lambda h: h.path):
+        if handoff.mission is not None and isinstance(handoff.mission_id, str):
+            if handoff.mission_id != handoff.mission:
+                yield MISSION_MISMATCH.at(
+                    handoff.path,
+                    f'mission_id "{handoff.mission_id}" but the handoff is stored under '
+                    f"missions/{handoff.mission}/",
+                    pointer="/mission_id",
+                )
+        embedded = embedded_time(handoff.id)
+        if embedded is None:
+            continue
+        produced = parse_timestamp(handoff.produced_at)
+        if produced is not None and _utc(produced) != embedded:
+            yield HANDOFF_TIME_MISMATCH.at(
+                handoff.path,
+                f"handoff id time {embedded} but produced_at {handoff.produced_at} is "
+                f"{_utc(produced)} in UTC",
+                pointer="/produced_at",
+            )
+        earlier = by_time[(handoff.folder, embedded)]
+        if earlier:
+            yield DUPLICATE_HANDOFF_TIME.at(
+                handoff.path,
+                f"handoff id time {embedded} is also used by {_name(earlier[0])}",
+                pointer="/handoff_id",
+            )
+        earlier.append(handoff.path)
