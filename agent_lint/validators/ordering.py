@@ -155,7 +155,8 @@ MISSION_MISMATCH = Rule(
     "AL415",
     "mission-id-mismatch",
     "A mission handoff names another mission",
-    "Reports a handoff in `missions/<M>/handoffs/` whose `mission_id` is not `<M>`.",
+    "Reports a handoff in `missions/<M>/handoffs/` whose `mission_id` is not `<M>`: a "
+    "handoff copied or moved from another mission, which resumes the wrong mission's work.",
     'missions/M-002/handoffs/H-….json with "mission_id": "M-001"',
     'missions/M-002/handoffs/H-….json with "mission_id": "M-002"',
 )
@@ -297,10 +298,11 @@ def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
                 k for k in ("type", "agent_id", "session_id") if active.get(k) != expected[k]
             ]
             if differing:
+                claimed = show({k: active.get(k) for k in differing})
+                handed = show({k: expected[k] for k in differing})
                 yield ACTIVE_AGENT.at(
                     path,
-                    f"active_agent {show({k: active.get(k) for k in differing})} but "
-                    f"{latest.id} hands the conversation to {show({k: expected[k] for k in differing})}",
+                    f"active_agent {claimed} but {latest.id} hands the conversation to {handed}",
                     pointer="/active_agent",
                 )
         elif latest is not None and "active_agent" not in meta:
@@ -355,16 +357,15 @@ def _meta_handoffs(
         for key in _MIRRORED:
             if key == "checksum" and last:
                 continue  # the latest checksum is an agreement finding (AL504)
-            if key in entry or mirror[key] is not None:
-                if entry.get(key) != mirror[key]:
-                    yield META_HANDOFFS.at(
-                        path,
-                        f"handoffs[{position}].{key} {show(entry.get(key))} but "
-                        f"{_name(handoff.path)} has {show(mirror[key])}",
-                        pointer=f"/handoffs/{position}/{key}"
-                        if key in entry
-                        else f"/handoffs/{position}",
-                    )
+            if (key in entry or mirror[key] is not None) and entry.get(key) != mirror[key]:
+                yield META_HANDOFFS.at(
+                    path,
+                    f"handoffs[{position}].{key} {show(entry.get(key))} but "
+                    f"{_name(handoff.path)} has {show(mirror[key])}",
+                    pointer=f"/handoffs/{position}/{key}"
+                    if key in entry
+                    else f"/handoffs/{position}",
+                )
 
 
 def _turns(conversation: Conversation) -> Iterator[Diagnostic]:
@@ -428,14 +429,17 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     """Project and mission handoffs: id time == produced_at (UTC), unique per folder."""
     by_time: dict[tuple[str, str], list[str]] = defaultdict(list)
     for handoff in sorted(index.timed_handoffs, key=lambda h: h.path):
-        if handoff.mission is not None and isinstance(handoff.mission_id, str):
-            if handoff.mission_id != handoff.mission:
-                yield MISSION_MISMATCH.at(
-                    handoff.path,
-                    f'mission_id "{handoff.mission_id}" but the handoff is stored under '
-                    f"missions/{handoff.mission}/",
-                    pointer="/mission_id",
-                )
+        if (
+            handoff.mission is not None
+            and isinstance(handoff.mission_id, str)
+            and handoff.mission_id != handoff.mission
+        ):
+            yield MISSION_MISMATCH.at(
+                handoff.path,
+                f'mission_id "{handoff.mission_id}" but the handoff is stored under '
+                f"missions/{handoff.mission}/",
+                pointer="/mission_id",
+            )
         embedded = embedded_time(handoff.id)
         if embedded is None:
             continue
