@@ -43,8 +43,14 @@ def test_nfc_and_nfd_differ():
 
 def test_numbers_follow_ecmascript():
     cases = {
-        1e21: "1e+21", 1.5e-7: "1.5e-7", 0.000001: "0.000001", 123456789012345680000.0:
-        "123456789012345680000", 100.0: "100", -0.0: "0", 4.5: "4.5", 5e-324: "5e-324",
+        1e21: "1e+21",
+        1.5e-7: "1.5e-7",
+        0.000001: "0.000001",
+        123456789012345680000.0: "123456789012345680000",
+        100.0: "100",
+        -0.0: "0",
+        4.5: "4.5",
+        5e-324: "5e-324",
     }
     for value, text in cases.items():
         assert checksum.canonicalize(value) == text
@@ -52,7 +58,7 @@ def test_numbers_follow_ecmascript():
 
 def test_keys_sort_by_utf16_and_strings_escape_like_json_stringify():
     assert checksum.canonicalize({"b": 1, "a": [True, None]}) == '{"a":[true,null],"b":1}'
-    assert checksum.canonicalize("\u0007\n\"é") == '"\\u0007\\n\\"é"'
+    assert checksum.canonicalize('\u0007\n"é') == '"\\u0007\\n\\"é"'
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
@@ -83,7 +89,9 @@ console.log(JSON.stringify(out));
     )
     done = subprocess.run(
         ["node", str(script), str(REPO / "docs" / "checksum-vectors.json")],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert json.loads(done.stdout) == [v["checksum"] for v in VECTORS["vectors"]]
 
@@ -97,7 +105,9 @@ def test_print_checksum(capsys):
 
 def test_print_checksum_errors(tmp_path, capsys):
     bad = tmp_path / "H-001.json"
-    bad.write_text('{"conversation_id": "C-1", "context_pointer": {"latest_turn": 9007199254740993}}')
+    bad.write_text(
+        '{"conversation_id": "C-1", "context_pointer": {"latest_turn": 9007199254740993}}'
+    )
     assert main(["--print-checksum", str(bad)]) == 2
     assert "beyond 2^53-1" in capsys.readouterr().err
     bad.write_text("{")

@@ -33,5 +33,7 @@ def render(result: LintResult) -> str:
             if d.end_column is not None:
                 props.append(f"endColumn={d.end_column}")
         props.append(f"title={escape_property(d.code)}")
-        lines.append(f"::{level} {','.join(props)}::{escape_data(f'{d.message} ({d.name})')}")
+        fix = " [fixable with agent-lint --fix]" if d.fixable else ""
+        text = escape_data(f"{d.message} ({d.name}){fix}")
+        lines.append(f"::{level} {','.join(props)}::{text}")
     return "\n".join(lines) + "\n" if lines else ""

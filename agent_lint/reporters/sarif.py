@@ -59,6 +59,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
             }
         ],
         "partialFingerprints": {"agentLint/v1": fingerprint(d)},
+        "properties": {"fixable": d.fixable, "name": d.name, "pointer": d.pointer},
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from typing import Any
@@ -190,7 +190,7 @@ def _name(path: str) -> str:
 
 
 def _sequence(
-    rule: Rule, files: list[tuple[int | None, str]], unit: str, width: int
+    rule: Rule, files: list[tuple[int | None, str]], label: Callable[[int], str]
 ) -> Iterator[Diagnostic]:
     """Numbers 1..N with no gap or duplicate, reported at the offending file."""
     numbered = sorted((n, p) for n, p in files if n is not None)
@@ -200,7 +200,7 @@ def _sequence(
         if number in seen:
             yield rule.at(
                 path,
-                f"{_name(path)} repeats {unit} number {number} of {_name(seen[number])}",
+                f"{_name(path)} repeats number {number} of {_name(seen[number])}",
                 line=1,
                 column=1,
             )
@@ -208,14 +208,14 @@ def _sequence(
         seen[number] = path
         if number != expected:
             missing = (
-                f"{unit} {expected:0{width}d}"
+                label(expected)
                 if number == expected + 1
-                else f"{unit}s {expected:0{width}d} to {number - 1:0{width}d}"
+                else f"{label(expected)} to {label(number - 1)}"
             )
             yield rule.at(
                 path,
                 f"{_name(path)} follows a gap: {missing} missing "
-                f"(numbers must run from {1:0{width}d} without gaps)",
+                f"(numbers must run from {label(1)} without gaps)",
                 line=1,
                 column=1,
             )
@@ -411,9 +411,9 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
     for name in sorted(index.conversations):
         conversation = index.conversations[name]
         turn = conversation.latest_turn()
-        yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, "handoff H-", 3)
+        yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(
-            TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], "turn ", 4
+            TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], lambda n: f"turn {n:04d}"
         )
         yield from _handoffs(conversation, turn)
         yield from _meta(conversation, turn)

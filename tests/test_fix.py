@@ -1,0 +1,175 @@
+"""--fix, --unsafe-fixes and --diff: exact results, idempotence, safety."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from conversation import tree
+
+from agent_lint import fixer
+from agent_lint.cli import main
+
+CASES = {"stale-state": [], "unsafe-meta": ["--unsafe-fixes"]}
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def copy_of(source: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "repo"
+    shutil.copytree(source, target, symlinks=True)
+    return target
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fix_turns_before_into_after(case, tmp_path, capsys):
+    repo = copy_of(FIXTURES / "fix" / case / "before", tmp_path)
+    main([str(repo), "--fix", "--no-color", *CASES[case]])
+    out = capsys.readouterr().out
+    assert "\nFixed " in "\n" + out
+    assert snapshot(repo) == snapshot(FIXTURES / "fix" / case / "after")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_second_fix_is_a_no_op(case, tmp_path, capsys):
+    repo = copy_of(FIXTURES / "fix" / case / "after", tmp_path)
+    before = snapshot(repo)
+    main([str(repo), "--fix", *CASES[case]])
+    assert "Fixed" not in capsys.readouterr().out
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_diff_shows_exactly_what_fix_writes(case, tmp_path, capsys):
+    before_root = FIXTURES / "fix" / case / "before"
+    after_root = FIXTURES / "fix" / case / "after"
+    repo = copy_of(before_root, tmp_path)
+    untouched = snapshot(repo)
+    assert main([str(repo), "--diff", *CASES[case]]) == 1
+    shown = capsys.readouterr().out
+    assert snapshot(repo) == untouched  # --diff writes nothing
+    before, after = snapshot(before_root), snapshot(after_root)
+    expected = []
+    for path in sorted(after):
+        if before.get(path) == after[path]:
+            continue
+        old = before[path].decode() if path in before else ""
+        for line in difflib.unified_diff(
+            old.splitlines(keepends=True),
+            after[path].decode().splitlines(keepends=True),
+            fromfile=f"a/{path}" if path in before else "/dev/null",
+            tofile=f"b/{path}",
+        ):
+            expected.append(
+                line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            )
+    assert shown == "".join(expected)
+    assert main([str(copy_of(after_root, tmp_path / "again")), "--diff", *CASES[case]]) == 0
+
+
+def test_fix_never_rewrites_a_handoff_with_a_wrong_checksum(tmp_path, capsys):
+    repo = copy_of(FIXTURES / "fix" / "stale-state" / "before", tmp_path)
+    handoff = repo / ".agent/conversations/C-payments-refactor/handoffs/H-002.json"
+    original = handoff.read_bytes()
+    assert main([str(repo), "--fix", "--unsafe-fixes", "--no-color"]) == 1
+    assert handoff.read_bytes() == original
+    assert "AL501" in capsys.readouterr().out
+
+
+FIXTURE_REPOS = sorted(
+    p.name for p in FIXTURES.iterdir() if p.name == "valid" or p.name.startswith("broken-")
+)
+
+
+@pytest.mark.parametrize("name", FIXTURE_REPOS)
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_fix_is_idempotent_on_every_fixture(name, unsafe, tmp_path, capsys):
+    repo = copy_of(FIXTURES / name, tmp_path)
+    flags = ["--fix", "--quiet", "--exit-zero"] + (["--unsafe-fixes"] if unsafe else [])
+    main([str(repo), *flags])
+    once = snapshot(repo)
+    capsys.readouterr()
+    main([str(repo), *flags])
+    assert snapshot(repo) == once
+    assert "Fixed" not in capsys.readouterr().out
+
+
+def test_fix_only_touches_derived_files(lint_tree, tmp_path):
+    files = tree()
+    files["conversations/C-1/handoffs/state.json"]["latest_turn"] = 1
+    lint_tree(files)
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    main([str(repo), "--fix"])
+    after = snapshot(repo)
+    changed = {p for p in after if before.get(p) != after[p]}
+    assert changed == {".agent/conversations/C-1/handoffs/state.json"}
+
+
+def test_fix_does_not_write_through_a_symlink(lint_tree, tmp_path):
+    files = tree()
+    del files["conversations/C-1/handoffs/state.json"]
+    lint_tree(files)
+    repo = tmp_path / "repo"
+    outside = tmp_path / "outside.json"
+    outside.write_text("{}")
+    os.symlink(outside, repo / ".agent/conversations/C-1/handoffs/state.json")
+    main([str(repo), "--fix"])
+    assert outside.read_text() == "{}"
+    assert (repo / ".agent/conversations/C-1/handoffs/state.json").is_symlink()
+
+
+def test_atomic_write_leaves_no_temporary_file_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "state.json"
+    target.write_text("old")
+
+    def fail(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        fixer.write_atomically(target, b"new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_atomic_write_refuses_symlinks(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("x")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    with pytest.raises(fixer.FixError):
+        fixer.write_atomically(link, b"y")
+    assert real.read_text() == "x"
+
+
+def test_fixable_marks_in_json_and_sarif(capsys):
+    import json
+
+    repo = FIXTURES / "fix" / "unsafe-meta" / "before"
+    main([str(repo), "--output-format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert {d["code"]: d["fixable"] for d in data["diagnostics"]} == {
+        "AL406": False,
+        "AL407": False,
+        "AL504": False,
+    }
+    main([str(repo), "--output-format", "json", "--unsafe-fixes"])
+    data = json.loads(capsys.readouterr().out)
+    assert all(d["fixable"] for d in data["diagnostics"])
+    main([str(repo), "--output-format", "sarif", "--unsafe-fixes"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert results and all(r["properties"]["fixable"] for r in results)
+    main([str(repo), "--output-format", "github", "--unsafe-fixes"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.endswith("[fixable with agent-lint --fix]") for line in lines)

@@ -1,0 +1,212 @@
+"""AL4xx: handoff ordering, chains, turns, meta.json mirrors, resume markers, timed ids."""
+
+from __future__ import annotations
+
+import copy
+
+from conversation import edited, rehash, tree
+
+H1 = "conversations/C-1/handoffs/H-001.json"
+H2 = "conversations/C-1/handoffs/H-002.json"
+META = "conversations/C-1/meta.json"
+
+
+def found(result, prefix=("AL4", "AL5")):
+    return [(d.code, d.message) for d in result.diagnostics if d.code.startswith(prefix)]
+
+
+def test_consistent_conversation_is_clean(lint_tree):
+    assert lint_tree(tree(handoffs=3, turns=6)).diagnostics == []
+
+
+def test_handoff_gap(lint_tree):
+    files = tree(handoffs=3, turns=6)
+    third = files.pop("conversations/C-1/handoffs/H-003.json")
+    files.pop("conversations/C-1/handoffs/H-003.md")
+    files["conversations/C-1/handoffs/H-004.json"] = rehash({**third, "handoff_id": "H-004"})
+    files["conversations/C-1/handoffs/H-004.md"] = "# note\n"
+    codes = [c for c, _ in found(lint_tree(files), ("AL401",))]
+    messages = [m for c, m in found(lint_tree(files), ("AL401",))]
+    assert codes == ["AL401"]
+    assert messages == [
+        "H-004.json follows a gap: H-003 missing (numbers must run from H-001 without gaps)"
+    ]
+
+
+def test_handoff_duplicate_number(lint_tree):
+    files = tree()
+    files["conversations/C-1/handoffs/H-0002.json"] = files[H2]
+    result = found(lint_tree(files), ("AL401",))
+    assert result == [("AL401", "H-002.json repeats number 2 of H-0002.json")]
+
+
+def test_handoff_timestamps_strictly_increase(lint_tree):
+    files = tree()
+    files[H2] = rehash({**files[H2], "timestamp": "2026-11-01T10:00:00Z"})
+    assert (
+        "AL402",
+        "timestamp 2026-11-01T10:00:00Z is not later than H-001's 2026-11-01T10:00:00Z",
+    ) in found(lint_tree(files))
+
+
+def test_conversation_id_must_be_the_folder(lint_tree):
+    files = tree()
+    files[H1] = rehash({**files[H1], "conversation_id": "C-2"})
+    assert (
+        "AL403",
+        'conversation_id "C-2" but the handoff is stored in conversation C-1',
+    ) in found(lint_tree(files))
+
+
+def test_broken_chain(lint_tree):
+    files = tree()
+    record = copy.deepcopy(files[H2])
+    record["from_agent"]["agent_id"] = "someone-else"
+    files[H2] = rehash(record)
+    assert (
+        "AL404",
+        'from_agent.agent_id "someone-else" but H-001 handed the conversation to "claude-main"',
+    ) in found(lint_tree(files))
+
+
+def test_last_turn_never_decreases_nor_exceeds_turns(lint_tree):
+    files = tree(handoffs=2, turns=4)
+    record = copy.deepcopy(files[H2])
+    record["from_agent"]["last_turn"] = 1
+    files[H2] = rehash(record)
+    assert ("AL405", "from_agent.last_turn 1 is before H-001's last_turn 2") in found(
+        lint_tree(files)
+    )
+    record["from_agent"]["last_turn"] = 9
+    files[H2] = rehash(record)
+    assert ("AL405", "from_agent.last_turn 9 is beyond the latest turn 0004") in found(
+        lint_tree(files)
+    )
+
+
+def test_meta_handoffs_mirror_files(lint_tree):
+    files = tree()
+    files[META]["handoffs"] = files[META]["handoffs"][:1]
+    assert found(lint_tree(files), ("AL406",)) == [
+        ("AL406", "handoffs[] lists H-001 but the handoff files are H-001, H-002")
+    ]
+    files = tree()
+    files[META]["handoffs"][0]["reason"] = "timeout"
+    assert found(lint_tree(files), ("AL406",)) == [
+        ("AL406", 'handoffs[0].reason "timeout" but H-001.json has "explicit"')
+    ]
+
+
+def test_active_agent_is_last_to_agent(lint_tree):
+    files = tree()
+    files[META]["active_agent"] = {"type": "codex", "agent_id": "codex-main", "session_id": None}
+    [(_, message)] = found(lint_tree(files), ("AL407",))
+    assert message == (
+        'active_agent {"type": "codex", "agent_id": "codex-main"} but H-002 hands the '
+        'conversation to {"type": "cortex", "agent_id": "cortex-main"}'
+    )
+
+
+def test_every_handoff_has_a_note(lint_tree):
+    files = tree()
+    del files["conversations/C-1/handoffs/H-001.md"]
+    assert found(lint_tree(files)) == [("AL408", "H-001.json has no note H-001.md beside it")]
+
+
+def test_turn_gap_and_duplicates(lint_tree):
+    files = tree(handoffs=1, turns=4)
+    del files["conversations/C-1/turns/0002.yaml"]
+    files["conversations/C-1/turns/0003.yml"] = "turn: 3\n"
+    assert [c for c, _ in found(lint_tree(files), ("AL409",))] == ["AL409", "AL409"]
+
+
+def test_turn_count_and_latest_turn(lint_tree):
+    files = edited(tree(), META, turn_count=3)
+    files[META]["state"]["latest_turn"] = 5
+    assert found(lint_tree(files), ("AL410",)) == [
+        ("AL410", "turn_count 3 but the latest turn file is 0004"),
+        ("AL410", "state.latest_turn 5 but the latest turn file is 0004"),
+    ]
+
+
+def test_turn_timestamps_never_go_backwards(lint_tree):
+    files = tree(handoffs=1, turns=3)
+    files["conversations/C-1/turns/0003.yaml"] = "turn: 3\ntimestamp: 2026-10-01T00:00:00Z\n"
+    [(code, _)] = found(lint_tree(files), ("AL411",))
+    assert code == "AL411"
+
+
+def test_resume_marker_names_latest_handoff(lint_tree):
+    files = tree()
+    files["conversations/C-1/turn_resumed.yaml"] = (
+        "handoff_id: H-001\nagent_id: x\nresumed_at: 2026-11-09T10:00:00Z\n"
+    )
+    assert found(lint_tree(files)) == [
+        (
+            "AL412",
+            'handoff_id "H-001" but the latest handoff is H-002: '
+            "it was never picked up by the incoming agent",
+        )
+    ]
+    files["conversations/C-1/turn_resumed.yaml"] = (
+        "handoff_id: H-009\nagent_id: x\nresumed_at: 2026-11-09T10:00:00Z\n"
+    )
+    assert found(lint_tree(files)) == [
+        ("AL412", 'handoff_id "H-009" names no handoff of conversation C-1')
+    ]
+
+
+def _project_handoff(handoff_id: str, produced_at: str, mission_id: str | None = None) -> dict:
+    return {
+        "handoff_id": handoff_id,
+        "mode": "AGENT_RESUME",
+        "from": {"agent_id": "a", "model": "m"},
+        "to": {"role": "r", "model_pref": [], "required_capabilities": []},
+        "task_id": "T-1",
+        "mission_id": mission_id,
+        "task_progress": {
+            "current_step": "s",
+            "completed_steps": [],
+            "in_progress": "",
+            "remaining_steps": [],
+        },
+        "artifacts": {
+            "completed": [],
+            "context_snapshot_ref": "https://x",
+            "markdown_ref": "https://y",
+        },
+        "next_action": "go",
+        "constraints": [],
+        "verification": {"commands_run": [], "commands_needed": [], "known_failures": []},
+        "produced_at": produced_at,
+    }
+
+
+def test_timed_handoff_ids(lint_tree):
+    files = {
+        "handoffs/H-20261103-120000-a.json": _project_handoff(
+            "H-20261103-120000-a", "2026-11-03T14:00:00+02:00"
+        ),
+        "handoffs/H-20261103-120000-b.json": _project_handoff(
+            "H-20261103-120000-b", "2026-11-03T13:00:00Z"
+        ),
+        "missions/M-002/handoffs/H-20261103-130000.json": _project_handoff(
+            "H-20261103-130000", "2026-11-03T13:00:00Z", "M-001"
+        ),
+    }
+    assert sorted(found(lint_tree(files))) == [
+        (
+            "AL413",
+            "handoff id time 20261103-120000 but produced_at 2026-11-03T13:00:00Z "
+            "is 20261103-130000 in UTC",
+        ),
+        ("AL414", "handoff id time 20261103-120000 is also used by H-20261103-120000-a.json"),
+        ("AL415", 'mission_id "M-001" but the handoff is stored under missions/M-002/'),
+    ]
+
+
+def test_handoff_with_own_findings_is_not_used_to_judge_others(lint_tree):
+    files = tree()
+    files[H2] = {**files[H2], "reason": "AGENT"}  # schema error in the latest handoff
+    result = lint_tree(files)
+    assert [d.code for d in result.diagnostics] == ["AL104"]
