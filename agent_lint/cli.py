@@ -131,15 +131,27 @@ def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
 
 
 def _write(text: str, target: Path | None) -> None:
+    """Write a report to stdout or, atomically, to ``target``.
+
+    Records may hold text that is not valid Unicode (lone surrogates); it is
+    written with backslash escapes instead of failing the run.
+    """
+    data = text.encode("utf-8", errors="backslashreplace")
     if target is None:
-        sys.stdout.write(text)
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            sys.stdout.flush()
+            stream.write(data)
+            stream.flush()
         sys.stdout.flush()
         return
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):

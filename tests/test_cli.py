@@ -198,3 +198,10 @@ def test_multiple_repositories_are_merged(capsys, tmp_path: Path):
     data = json.loads(capsys.readouterr().out)
     assert Path(data["root"]) == VALID.resolve()
     assert all(d["path"].startswith("../broken-schema/.agent/") for d in data["diagnostics"])
+
+
+def test_lone_surrogates_in_records_do_not_crash_output(tmp_path, capsysbinary):
+    write_tree(tmp_path, {".agent/decisions/D-001.json": '{"decision_id": "D-\\ud800"}'})
+    assert main([str(tmp_path), "--no-color"]) == 1
+    out = capsysbinary.readouterr().out.decode("utf-8")
+    assert "D-\\ud800" in out
