@@ -77,7 +77,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only")
     parser.add_argument("--no-color", action="store_true", help="never colour text output")
     parser.add_argument(
+        "--base",
+        metavar="REF",
+        help="git revision to check the change against (append-only handoffs, AL6xx)",
+    )
+    parser.add_argument(
+        "--staged",
+        action="store_true",
+        help="with --base, compare the git index (the next commit) instead of the work tree",
+    )
+    parser.add_argument(
         "--fix", action="store_true", help="regenerate derived files (handoffs/state.json)"
+    )
+    parser.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix, exit 1 when files were changed, even if nothing remains",
     )
     parser.add_argument(
         "--unsafe-fixes",
@@ -178,7 +193,9 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
     if args.diff or not edits:
         return result, edits
     written = fixer.apply(edits)
-    again = lint_paths(args.paths, args.config, args.select, args.ignore, args.unsafe_fixes)
+    again = lint_paths(
+        args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
+    )
     again.fixed = written
     return again, edits
 
@@ -200,7 +217,9 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.output_format
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    result = lint_paths(args.paths, args.config, args.select, args.ignore, args.unsafe_fixes)
+    result = lint_paths(
+        args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
+    )
     if args.fix or args.diff:
         result, edits = _fix(args, result)
         if args.diff:
@@ -208,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_FINDINGS if edits else EXIT_CLEAN
     options = ReportOptions(color=_use_color(args, sys.stdout), quiet=args.quiet)
     _write(REPORTERS[fmt](result, options), args.output_file)
+    if args.exit_non_zero_on_fix and result.fixed:
+        return EXIT_FINDINGS
     if result.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

@@ -40,6 +40,7 @@ class Config:
     file_name_rule: str = "prefix"
     strict_references: bool = False
     path_schemes: tuple[tuple[str, str], ...] = ()
+    base: str | None = None
     source: Path | None = field(default=None, compare=False)
 
     def with_cli(self, select: list[str] | None, ignore: list[str] | None) -> Config:
@@ -132,6 +133,10 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: `strict-references` must be true or false")
             config = replace(config, strict_references=value)
+        elif key == "base":
+            if not isinstance(value, str) or not value or value.startswith("-"):
+                raise ConfigError(f"{source}: `base` must be a git revision such as origin/main")
+            config = replace(config, base=value)
         elif key == "path-schemes":
             config = replace(config, path_schemes=_path_schemes(value, source))
         else:

@@ -31,6 +31,14 @@ class NameRule(str, enum.Enum):
     TURN = "turn"  # stem is a 4+ digit number and ``turn`` (if present) equals it
 
 
+class History(str, enum.Enum):
+    """What may happen to a file once a base branch has it (checked with ``--base``)."""
+
+    FREE = "free"
+    APPEND_ONLY = "append-only"  # never modified, renamed or deleted; new ones sort last
+    WRITE_ONCE = "write-once"  # may go from {"file": null} to a value once, then never changes
+
+
 class Format(str, enum.Enum):
     """How a file is parsed."""
 
@@ -161,6 +169,7 @@ class Kind:
     refs: tuple[Ref, ...] = field(default=())
     paths: tuple[tuple[str, ...], ...] = field(default=())
     index: IndexSpec | None = None
+    history: History = History.FREE
 
 
 def _p(pattern: str) -> re.Pattern[str]:
@@ -241,12 +250,14 @@ KINDS: tuple[Kind, ...] = (
             *refs("task", "context_pointer.in_flight_tasks[]"),
         ),
         paths=(*_HANDOFF_PATHS, *paths("context_pointer.recent_artifacts[]")),
+        history=History.APPEND_ONLY,
     ),
     Kind(
         "handoff-note",
         "handoff note",
         _p(rf"(?:{_C}/|{_M}/)?handoffs/(?P<stem>H-[^/]*)\.md"),
         Format.MARKDOWN,
+        history=History.APPEND_ONLY,
     ),
     Kind(
         "turn",
@@ -295,6 +306,7 @@ KINDS: tuple[Kind, ...] = (
         namespace="handoff",
         refs=(*_BINDING, *refs("session", "from.session_id")),
         paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
+        history=History.APPEND_ONLY,
     ),
     Kind(
         "mission",
@@ -336,6 +348,7 @@ KINDS: tuple[Kind, ...] = (
         namespace="handoff",
         refs=(*_BINDING, *refs("session", "from.session_id")),
         paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
+        history=History.APPEND_ONLY,
     ),
     Kind(
         "mission-note",
@@ -545,6 +558,14 @@ KINDS: tuple[Kind, ...] = (
         namespace="task",
         refs=refs("mission", "mission_id"),
         paths=paths("artifacts[].ref", "gates[].evidence_refs[]"),
+    ),
+    Kind(
+        "session-ref",
+        "session reference",
+        _p(r"(?:[^/]+/)*session-ref\.json"),
+        Format.JSON,
+        schema="session-ref",
+        history=History.WRITE_ONCE,
     ),
     Kind(
         "agent",

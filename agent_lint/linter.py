@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 
+from agent_lint import gitgate
 from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.discovery import Target, find_target, read_bytes, walk
@@ -33,6 +34,7 @@ class LintResult:
     files_checked: int = 0
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
+    changed: set[str] | None = None
     indexes: list[RepoIndex] = field(default_factory=list, repr=False)
 
     @property
@@ -68,12 +70,17 @@ def _severity(code: str, config: Config) -> Severity | None:
 
 
 def lint_target(
-    target: Target, only: Sequence[Path] = (), unsafe_fixes: bool = False
+    target: Target,
+    only: Sequence[Path] = (),
+    unsafe_fixes: bool = False,
+    base: str | None = None,
+    staged: bool = False,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
     With ``unsafe_fixes``, findings of rules with an unsafe fix are marked
-    fixable too.
+    fixable too. With ``base`` (a git revision), the change since the base is
+    checked as well (AL6xx): the working tree, or the git index if ``staged``.
     """
     config = target.config
     schemas = SchemaStore(config.schema_dirs)
@@ -123,6 +130,12 @@ def lint_target(
         index.add_file(ctx, clean=not any(d.severity is Severity.ERROR for d in own))
     for repo_check in REPO_CHECKS:
         found.extend(repo_check(index))
+    base = base or config.base
+    if base:
+        gate_findings, result.changed = gitgate.check(
+            gitgate.Gate(target.root, target.agent_dir, base, staged)
+        )
+        found.extend(gate_findings)
     roots = [p.resolve() for p in only]
     kept = []
     for diagnostic in found:
@@ -195,6 +208,8 @@ def lint_paths(
     select: list[str] | None = None,
     ignore: list[str] | None = None,
     unsafe_fixes: bool = False,
+    base: str | None = None,
+    staged: bool = False,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -213,7 +228,7 @@ def lint_paths(
     merged: LintResult | None = None
     for target, limits in groups.values():
         whole = target.root.resolve() in limits
-        result = lint_target(target, () if whole else limits, unsafe_fixes)
+        result = lint_target(target, () if whole else limits, unsafe_fixes, base, staged)
         if merged is None:
             merged = result
             continue

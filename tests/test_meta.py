@@ -49,7 +49,7 @@ def test_bundled_schemas_are_valid_json_schemas():
     from agent_lint.schemas import bundled_schema_dir
 
     paths = sorted(bundled_schema_dir().glob("*.schema.json"))
-    assert len(paths) == 22
+    assert len(paths) == 23
     for path in paths:
         schema = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validators.validator_for(schema).check_schema(schema)

@@ -29,7 +29,7 @@ def test_json_contract(capsys):
     assert list(data) == ["version", "root", "files_checked", "diagnostics", "summary"]
     assert data["version"] == 1
     assert data["root"] == str(BROKEN.resolve())
-    assert data["files_checked"] == 62
+    assert data["files_checked"] == 64
     assert data["summary"] == {"errors": 9, "warnings": 0}
     first = data["diagnostics"][0]
     assert list(first) == [

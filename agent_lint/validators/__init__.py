@@ -14,6 +14,7 @@ from agent_lint.index import FileContext, RepoIndex
 from agent_lint.validators import (
     agreement,
     files,
+    history,
     identity,
     indexes,
     notes,
@@ -44,7 +45,18 @@ REPO_CHECKS: tuple[RepoCheck, ...] = (
     agreement.check_agreement,
 )
 
-_FAMILIES = (files, schema, identity, references, indexes, states, notes, ordering, agreement)
+_FAMILIES = (
+    files,
+    schema,
+    identity,
+    references,
+    indexes,
+    states,
+    notes,
+    ordering,
+    agreement,
+    history,
+)
 RULES: tuple[Rule, ...] = tuple(
     sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)
 )
