@@ -21,7 +21,7 @@ from agent_lint.config import ConfigError, validate_code
 from agent_lint.diagnostics import Rule
 from agent_lint.fixer import Edit
 from agent_lint.linter import LintResult, lint_paths
-from agent_lint.reporters import REPORTERS, ReportOptions, diff
+from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary
 from agent_lint.schemas import SchemaConfigError
 from agent_lint.validators import RULES, RULES_BY_CODE
 
@@ -64,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="output format (default: text; github when GITHUB_ACTIONS=true)",
     )
     parser.add_argument("--output-file", type=Path, help="write the report to this file")
+    parser.add_argument(
+        "--sarif-file", type=Path, help="also write a SARIF 2.1.0 report to this file"
+    )
+    parser.add_argument(
+        "--summary-file",
+        type=Path,
+        help="also append a Markdown job summary to this file (e.g. $GITHUB_STEP_SUMMARY)",
+    )
     parser.add_argument(
         "--select", type=_codes, help="comma-separated codes or prefixes to check (replaces config)"
     )
@@ -227,6 +235,12 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_FINDINGS if edits else EXIT_CLEAN
     options = ReportOptions(color=_use_color(args, sys.stdout), quiet=args.quiet)
     _write(REPORTERS[fmt](result, options), args.output_file)
+    if args.sarif_file is not None:
+        _write(sarif.render(result), args.sarif_file)
+    if args.summary_file is not None:
+        annotated = len(github.selected(result)) if fmt == "github" else None
+        with args.summary_file.open("a", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(summary.render(result, annotated))
     if args.exit_non_zero_on_fix and result.fixed:
         return EXIT_FINDINGS
     if result.errors and not args.exit_zero:

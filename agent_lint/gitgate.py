@@ -209,7 +209,13 @@ def check(gate: Gate) -> tuple[list[Diagnostic], set[str]]:
         if match is None or match.kind.history is History.FREE:
             continue
         found.extend(_protected(gate, match.kind, relpath, base, current, by_sha))
-    found.extend(_appended(gate, base_paths, new_paths))
+    # A renamed handoff is reported once, at its old path, not again as a new file.
+    renamed = {
+        target
+        for relpath in base_paths - current_paths
+        for target in by_sha.get(base.sha(relpath) or "", [])[:1]
+    }
+    found.extend(_appended(gate, base_paths, new_paths - renamed))
     return found, changed
 
 

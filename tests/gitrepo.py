@@ -15,6 +15,8 @@ ENV = {
     "GIT_COMMITTER_NAME": "Agent Tester",
     "GIT_COMMITTER_EMAIL": "agent@example.invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_DATE": "2026-11-05T12:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-11-05T12:00:00+00:00",
     "HOME": "",
 }
 
@@ -29,7 +31,10 @@ def git(repo: Path, *args: str) -> str:
 
 
 def make_repo(tmp_path: Path, fixture: str = "valid") -> Path:
-    """A git repository holding a copy of ``fixture``, committed on ``main``."""
+    """A git repository holding a copy of ``fixture``, committed on ``main``.
+
+    Names and dates are fixed, so the commit id is the same on every run.
+    """
     repo = tmp_path / "work"
     shutil.copytree(FIXTURES / fixture, repo)
     git(repo, "init", "-q", "-b", "main")

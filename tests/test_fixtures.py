@@ -65,3 +65,23 @@ def test_valid_fixture_exercises_every_reference_field():
         for steps in (*(ref.field for ref in kind.refs), *kind.paths)
     }
     assert declared - used == set()
+
+
+def test_git_history_fixture_matches_golden(tmp_path, capsys, update_goldens):
+    """The append-only gate on a change against a committed base (fixture git-history/)."""
+    import shutil
+
+    from gitrepo import git, make_repo
+
+    fixture = FIXTURES / "git-history"
+    repo = make_repo(tmp_path, "git-history/base")
+    shutil.rmtree(repo / ".agent")
+    shutil.copytree(fixture / "change" / ".agent", repo / ".agent")
+    assert git(repo, "rev-parse", "--short", "HEAD")
+    code = main([str(repo), "--base", "main", "--select", "AL6", "--no-color"])
+    out = capsys.readouterr().out
+    golden = fixture / "expected.txt"
+    if update_goldens:
+        golden.write_text(out, encoding="utf-8")
+    assert code == 1
+    assert out == golden.read_text(encoding="utf-8")

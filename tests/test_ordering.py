@@ -145,14 +145,14 @@ def test_resume_marker_names_latest_handoff(lint_tree):
         (
             "AL412",
             'handoff_id "H-001" but the latest handoff is H-002: '
-            "it was never picked up by the incoming agent",
+            "the incoming agent has not resumed from it",
         )
     ]
     files["conversations/C-1/turn_resumed.yaml"] = (
         "handoff_id: H-009\nagent_id: x\nresumed_at: 2026-11-09T10:00:00Z\n"
     )
     assert found(lint_tree(files)) == [
-        ("AL412", 'handoff_id "H-009" names no handoff of conversation C-1')
+        ("AL416", 'handoff_id "H-009" names no handoff of conversation C-1')
     ]
 
 

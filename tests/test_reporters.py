@@ -139,3 +139,38 @@ def test_sarif_validates_against_the_sarif_schema(capsys, fixture):
     validator_class = jsonschema.validators.validator_for(schema)
     errors = list(validator_class(schema).iter_errors(log))
     assert errors == [], [e.message for e in errors[:5]]
+
+
+def test_github_annotations_are_capped_most_severe_first():
+    errors = [_diag(path=f"e{i:02d}.json") for i in range(12)]
+    warnings = [
+        _diag(code="AL005", name="byte-order-mark", severity=Severity.WARNING, path=f"w{i}.json")
+        for i in range(3)
+    ]
+    result = _result(*warnings, *errors)
+    lines = github.render(result).splitlines()
+    assert len(lines) == 10 + 3 + 1
+    assert all(line.startswith("::error ") for line in lines[:10])
+    assert all(line.startswith("::warning ") for line in lines[10:13])
+    assert lines[-1].startswith("::notice title=agent-lint::2 more findings not annotated")
+
+
+def test_summary_lists_everything_within_the_size_limit(monkeypatch):
+    from agent_lint.reporters import summary
+
+    many = [_diag(path=f"f{i:04d}.json", message="x" * 200) for i in range(50)]
+    text = summary.render(_result(*many), annotated=20)
+    assert "30 of 50 findings are not annotated" in text
+    assert text.count("| `f0") == 50 * 2  # once in the table by file, once in the list
+    monkeypatch.setattr(summary, "LIMIT_BYTES", 8000)
+    cut = summary.render(_result(*many), annotated=20)
+    assert len(cut.encode()) < 8000
+    assert "more findings are not listed: the summary is limited to 1 MiB" in cut
+
+
+def test_summary_escapes_repository_text():
+    from agent_lint.reporters import summary
+
+    text = summary.render(_result(_diag(message="a | b <script>", path="x|y.json")))
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "x\\|y.json" in text

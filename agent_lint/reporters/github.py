@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_lint.diagnostics import Severity
+from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.linter import LintResult
 
 
@@ -16,14 +16,27 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
+#: GitHub shows at most this many error and this many warning annotations per step.
+PER_LEVEL_LIMIT = 10
+
+
+def selected(result: LintResult) -> list[Diagnostic]:
+    """The findings to annotate: errors first, at most 10 of each level."""
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    warnings = [d for d in result.diagnostics if d.severity is not Severity.ERROR]
+    return errors[:PER_LEVEL_LIMIT] + warnings[:PER_LEVEL_LIMIT]
+
+
 def render(result: LintResult) -> str:
-    """One ``::error``/``::warning`` command per finding.
+    """One ``::error``/``::warning`` command per shown finding, most severe first.
 
     Columns are given only when the finding starts and ends on one line, as
-    GitHub requires for annotations.
+    GitHub requires. Findings past GitHub's per-step limits are counted in a
+    closing ``::notice`` so nothing disappears silently.
     """
     lines = []
-    for d in result.diagnostics:
+    shown = selected(result)
+    for d in shown:
         level = "error" if d.severity is Severity.ERROR else "warning"
         props = [f"file={escape_property(d.path)}", f"line={d.line}"]
         if d.end_line is not None:
@@ -36,4 +49,11 @@ def render(result: LintResult) -> str:
         fix = " [fixable with agent-lint --fix]" if d.fixable else ""
         text = escape_data(f"{d.message} ({d.name}){fix}")
         lines.append(f"::{level} {','.join(props)}::{text}")
+    left_out = len(result.diagnostics) - len(shown)
+    if left_out:
+        lines.append(
+            f"::notice title=agent-lint::{left_out} more finding{'s' if left_out != 1 else ''} "
+            f"not annotated (GitHub shows {PER_LEVEL_LIMIT} errors and {PER_LEVEL_LIMIT} "
+            "warnings per step); every finding is in the job summary and the text output"
+        )
     return "\n".join(lines) + "\n" if lines else ""

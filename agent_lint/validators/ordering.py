@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from typing import Any
 
-from agent_lint.diagnostics import Diagnostic, Fix, Rule
+from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.handoffs import Conversation, Handoff, embedded_time
 from agent_lint.index import RepoIndex
 from agent_lint.schemas import parse_timestamp
@@ -126,10 +126,22 @@ TURN_TIME_ORDER = Rule(
 STALE_RESUME = Rule(
     "AL412",
     "stale-resume-marker",
-    "turn_resumed.yaml does not name the latest handoff",
-    "Reports a `turn_resumed.yaml` that names an older handoff than the latest (the latest "
-    "handoff was never picked up by the incoming agent) or a handoff that does not exist.",
+    "turn_resumed.yaml names an older handoff than the latest",
+    "Reports a `turn_resumed.yaml` that names an older handoff than the latest: the latest "
+    "handoff was not picked up by the incoming agent yet. This is the normal state between "
+    "the outgoing agent's commit and the incoming agent's resume, so it is a warning; a "
+    "marker that stays stale means a handoff was lost.",
     "turn_resumed.yaml handoff_id: H-002 while H-003.json exists",
+    "turn_resumed.yaml handoff_id: H-003",
+    severity=Severity.WARNING,
+)
+UNKNOWN_RESUME = Rule(
+    "AL416",
+    "resume-marker-unknown-handoff",
+    "turn_resumed.yaml names a handoff that does not exist",
+    "Reports a `turn_resumed.yaml` whose `handoff_id` names no handoff of its conversation: "
+    "the incoming agent resumed from a handoff nobody can read.",
+    "turn_resumed.yaml handoff_id: H-009 with handoffs H-001 to H-003",
     "turn_resumed.yaml handoff_id: H-003",
 )
 HANDOFF_TIME_MISMATCH = Rule(
@@ -177,6 +189,7 @@ RULES = (
     HANDOFF_TIME_MISMATCH,
     DUPLICATE_HANDOFF_TIME,
     MISSION_MISMATCH,
+    UNKNOWN_RESUME,
 )
 
 
@@ -392,7 +405,7 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
     files = {_name(p).removesuffix(".json") for _, p in conversation.handoff_files}
     latest = conversation.latest()
     if named not in numbers and named not in files:
-        yield STALE_RESUME.at(
+        yield UNKNOWN_RESUME.at(
             path,
             f'handoff_id "{named}" names no handoff of conversation {conversation.name}',
             pointer="/handoff_id",
@@ -400,8 +413,8 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
     elif latest is not None and named in numbers and numbers[named] < latest.number:
         yield STALE_RESUME.at(
             path,
-            f'handoff_id "{named}" but the latest handoff is {latest.id}: it was never '
-            "picked up by the incoming agent",
+            f'handoff_id "{named}" but the latest handoff is {latest.id}: the incoming agent '
+            "has not resumed from it",
             pointer="/handoff_id",
         )
 

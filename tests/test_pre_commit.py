@@ -1,0 +1,139 @@
+"""The pre-commit hooks, run by the real pre-commit on real commits."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, REPO
+from gitrepo import ENV, git, make_repo
+from ruamel.yaml import YAML
+
+from agent_lint.checksum import compute
+
+HOOKS = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
+CONV = ".agent/conversations/C-payments-refactor"
+_IGNORE = shutil.ignore_patterns(
+    ".git", ".venv", ".cache", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+    "build", "dist", "*.egg-info",
+)  # fmt: skip
+
+
+def test_every_hook_id_is_in_the_readme():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert [hook["id"] for hook in HOOKS] == ["agent-lint", "agent-lint-fix", "agent-lint-handoffs"]
+    for hook in HOOKS:
+        assert f"id: {hook['id']}" in readme
+
+
+def test_hook_manifest_settings():
+    for hook in HOOKS:
+        assert hook["files"] == r"^\.agent/"
+        assert hook["pass_filenames"] is False and hook["require_serial"] is True
+        assert hook["language"] == "python" and hook["minimum_pre_commit_version"]
+
+
+def _wheelhouse() -> Path:
+    location = os.environ.get("AGENT_LINT_WHEELHOUSE")
+    if location and Path(location).is_dir():
+        return Path(location)
+    if os.environ.get("AGENT_LINT_REQUIRE_WHEELHOUSE"):
+        pytest.fail("AGENT_LINT_WHEELHOUSE must name a folder of wheels (see .ci/run)")
+    pytest.skip("set AGENT_LINT_WHEELHOUSE to a folder of dependency wheels (see .ci/run)")
+
+
+def _pre_commit_env(tmp_path: Path) -> dict[str, str]:
+    env = {**os.environ, **ENV, "HOME": str(tmp_path)}
+    env.update(
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        PIP_NO_INDEX="1",
+        PIP_FIND_LINKS=str(_wheelhouse()),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        VIRTUALENV_NO_DOWNLOAD="1",
+    )
+    env.pop("GITHUB_ACTIONS", None)
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def _hook_repository(tmp_path: Path) -> tuple[Path, str]:
+    """This checkout as it is now, committed into a throw-away repository."""
+    hooks = tmp_path / "agent-lint-hooks"
+    shutil.copytree(REPO, hooks, ignore=_IGNORE)
+    git(hooks, "init", "-q", "-b", "main")
+    git(hooks, "add", "-A")
+    git(hooks, "commit", "-q", "-m", "agent-lint under test")
+    return hooks, git(hooks, "rev-parse", "HEAD")
+
+
+def _commit(repo: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
+    git(repo, "add", "-A")
+    return subprocess.run(
+        ["git", "commit", "-m", message], cwd=repo, env=env, capture_output=True, text=True
+    )
+
+
+def _append_handoff(repo: Path) -> None:
+    template = json.loads((FIXTURES / "valid" / CONV / "handoffs/H-003.json").read_text())
+    record = dict(template, handoff_id="H-004", timestamp="2026-11-04T09:00:00Z")
+    record["from_agent"] = {"type": "cortex", "agent_id": "cortex-main", "session_id": "S-001",
+                            "last_turn": 7}  # fmt: skip
+    record["to_agent"] = {"type": "codex", "agent_id": "codex-main", "target_session": "S-002"}
+    record["context_pointer"] = dict(template["context_pointer"], latest_turn=7)
+    record["checksum"] = compute(record)
+    (repo / CONV / "handoffs/H-004.json").write_text(json.dumps(record, indent=2) + "\n")
+    (repo / CONV / "handoffs/H-004.md").write_text("# H-004: cortex-main -> codex-main\n")
+
+
+def test_real_pre_commit_blocks_fixes_and_passes(tmp_path):
+    env = _pre_commit_env(tmp_path)
+    hooks, rev = _hook_repository(tmp_path)
+    repo = make_repo(tmp_path)
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n"
+        f"  - repo: {hooks.as_uri()}\n"
+        f"    rev: {rev}\n"
+        "    hooks:\n"
+        "      - id: agent-lint\n"
+        "      - id: agent-lint-fix\n"
+        "      - id: agent-lint-handoffs\n"
+    )
+    install = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env,
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    git(repo, "add", ".pre-commit-config.yaml")
+
+    # A commit that rewrites a merged handoff is refused, with the findings shown.
+    handoff = repo / CONV / "handoffs/H-002.json"
+    handoff.write_text(handoff.read_text().replace('"task_complete"', '"AGENT"'))
+    refused = _commit(repo, env, "rewrite H-002")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0
+    assert "AL104" in shown and "AL601" in shown
+    assert "H-002.json was merged in" in shown
+    git(repo, "checkout", "HEAD", "--", str(handoff))
+
+    # Appending a handoff leaves state.json stale: the fix hook rewrites it and fails.
+    _append_handoff(repo)
+    stale = _commit(repo, env, "append H-004")
+    assert stale.returncode != 0
+    assert "files were modified by this hook" in stale.stdout + stale.stderr
+    state = json.loads((repo / CONV / "handoffs/state.json").read_text())
+    assert state["latest_handoff_id"] == "H-004"
+
+    # With meta.json mirrors updated as well, the commit goes through.
+    subprocess.run(
+        [sys.executable, "-m", "agent_lint", str(repo), "--fix", "--unsafe-fixes", "--quiet"],
+        env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    passed = _commit(repo, env, "append H-004")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "agent-lint append-only handoffs" in passed.stdout + passed.stderr
