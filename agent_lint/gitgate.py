@@ -22,7 +22,7 @@ from pathlib import Path
 from agent_lint.config import ConfigError
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.handoffs import handoff_number
-from agent_lint.kinds import History, Kind, classify
+from agent_lint.kinds import Format, History, Kind, classify
 from agent_lint.validators.history import (
     BACKDATED,
     DELETED,
@@ -290,30 +290,32 @@ def _first_difference(gate: Gate, relpath: str, current: Snapshot) -> int:
     return min(len(old), len(new)) + 1 if new else 1
 
 
+def _handoff_record(relpath: str) -> Kind | None:
+    """The kind of an append-only JSON handoff record (notes are not ordered)."""
+    match = classify(relpath)
+    if match is None or match.kind.history is not History.APPEND_ONLY:
+        return None
+    return match.kind if match.kind.format is Format.JSON else None
+
+
 def _appended(gate: Gate, base_paths: set[str], new_paths: set[str]) -> Iterator[Diagnostic]:
     """New handoffs sort after the base's newest in their folder and continue its numbers."""
     newest: dict[str, tuple[tuple[int, str], str]] = {}
     for relpath in base_paths:
-        match = classify(relpath)
-        if match is None or match.kind.history is not History.APPEND_ONLY:
-            continue
-        if match.kind.format.value != "json":
+        kind = _handoff_record(relpath)
+        if kind is None:
             continue
         folder = posixpath.dirname(relpath)
-        key = _sort_key(match.kind, relpath)
+        key = _sort_key(kind, relpath)
         if folder not in newest or key > newest[folder][0]:
             newest[folder] = (key, relpath)
     expected: dict[str, int] = {}
     for relpath in sorted(new_paths, key=lambda p: (posixpath.dirname(p), p)):
-        match = classify(relpath)
-        if match is None or match.kind.history is not History.APPEND_ONLY:
-            continue
-        if match.kind.format.value != "json":
-            continue
+        kind = _handoff_record(relpath)
         folder = posixpath.dirname(relpath)
-        if folder not in newest:
+        if kind is None or folder not in newest:
             continue
-        key = _sort_key(match.kind, relpath)
+        key = _sort_key(kind, relpath)
         top_key, top = newest[folder]
         name = posixpath.basename(relpath)
         if key < top_key:
@@ -325,7 +327,7 @@ def _appended(gate: Gate, base_paths: set[str], new_paths: set[str]) -> Iterator
                 column=1,
             )
             continue
-        if match.kind.name == "conversation-handoff" and key[0] >= 0:
+        if kind.name == "conversation-handoff" and key[0] >= 0:
             want = expected.get(folder, top_key[0] + 1)
             if key[0] != want:
                 yield NUMBERING.at(

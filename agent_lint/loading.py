@@ -8,7 +8,6 @@ stops a run.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +17,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.kinds import Format
-from agent_lint.positions import ScanError, locate_json, locate_yaml
+from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.validators import files as rules
 
 
@@ -107,7 +106,8 @@ def _parse_json(path: str, text: str) -> tuple[Any, list[Diagnostic]]:
             text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_reject_constant
         ), []
     except _DuplicateSeen:
-        return None, list(_duplicate_keys(path, text))
+        advice = "JSON readers keep only one of the values"
+        return None, _duplicate_keys(path, locate_json(text), advice)
     except RecursionError:
         return None, [rules.INVALID_JSON.at(path, "JSON is nested too deeply", line=1, column=1)]
     except ValueError as exc:
@@ -131,42 +131,33 @@ def _parse_json(path: str, text: str) -> tuple[Any, list[Diagnostic]]:
         ]
 
 
-def _duplicate_keys(path: str, text: str) -> Iterator[Diagnostic]:
-    for pointer, span in locate_json(text).duplicates:
-        key = pointer.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~")
-        where = pointer.rsplit("/", 1)[0] or "the top-level object"
-        yield rules.DUPLICATE_KEY.at(
-            path,
-            f'duplicate key "{key}" in {where}; JSON readers keep only one of the values',
-            pointer=pointer,
-            target="key",
-            line=span.line,
-            column=span.column,
-            end_line=span.end_line,
-            end_column=span.end_column,
+def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[Diagnostic]:
+    """One AL003 finding per repeated key, at the repeated key."""
+    found = []
+    for pointer, span in locations.duplicates:
+        parent, _, token = pointer.rpartition("/")
+        key = token.replace("~1", "/").replace("~0", "~")
+        found.append(
+            rules.DUPLICATE_KEY.at(
+                path,
+                f'duplicate key "{key}" in {parent or "the top level"}; {advice}',
+                pointer=pointer,
+                target="key",
+                line=span.line,
+                column=span.column,
+                end_line=span.end_line,
+                end_column=span.end_column,
+            )
         )
+    return found
 
 
 def _parse_yaml(path: str, text: str, line_offset: int = 0) -> tuple[Any, list[Diagnostic]]:
     try:
         return _yaml().load(text), []
     except DuplicateKeyError:
-        found = []
-        for pointer, span in locate_yaml(text, line_offset).duplicates:
-            key = pointer.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~")
-            found.append(
-                rules.DUPLICATE_KEY.at(
-                    path,
-                    f'duplicate key "{key}"; YAML mappings must have unique keys',
-                    pointer=pointer,
-                    target="key",
-                    line=span.line,
-                    column=span.column,
-                    end_line=span.end_line,
-                    end_column=span.end_column,
-                )
-            )
-        return None, found
+        advice = "YAML mappings must have unique keys"
+        return None, _duplicate_keys(path, locate_yaml(text, line_offset), advice)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 if mark else 1) + line_offset

@@ -36,10 +36,10 @@ HANDOFF_TIME_ORDER = Rule(
 CONVERSATION_MISMATCH = Rule(
     "AL403",
     "conversation-id-mismatch",
-    "A handoff or state file names another conversation",
-    "Reports a conversation handoff or `handoffs/state.json` whose `conversation_id` is not "
-    "the conversation folder it is stored in, usually a file copied from another "
-    "conversation.",
+    "A handoff names another conversation",
+    "Reports a conversation handoff whose `conversation_id` is not the conversation folder "
+    "it is stored in, usually a file copied from another conversation (the same mistake in "
+    "`handoffs/state.json` is AL503).",
     'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-1"',
     'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-2"',
 )
