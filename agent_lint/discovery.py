@@ -136,6 +136,9 @@ def walk(target: Target) -> Iterator[Entry]:
 
 
 def _rel(full: str, base: str) -> str:
+    prefix = base.rstrip(os.sep) + os.sep
+    if full.startswith(prefix):
+        return full[len(prefix) :].replace(os.sep, "/")
     return Path(os.path.relpath(full, base)).as_posix()
 
 

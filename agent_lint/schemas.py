@@ -11,6 +11,7 @@ the bundled schemas and the configured schema directories.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -32,40 +33,38 @@ _DATE_TIME = re.compile(
 )
 
 
-def is_date_time(value: object) -> bool:
-    """True when ``value`` is an RFC 3339 ``date-time`` string (non-strings pass)."""
-    if not isinstance(value, str):
-        return True
+@functools.lru_cache(maxsize=8192)
+def _date_time(value: str) -> datetime | None:
+    """Parse an RFC 3339 date-time (cached: records repeat timestamps a lot)."""
     m = _DATE_TIME.match(value)
     if not m:
-        return False
-    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
-    try:
-        datetime(year, month, day, hour, minute, min(second, 59))
-    except ValueError:
-        return False
-    if second > 60:
-        return False
-    return not (m.group(9) and (int(m.group(9)) > 23 or int(m.group(10)) > 59))
-
-
-def parse_timestamp(value: object) -> datetime | None:
-    """An RFC 3339 date-time as an aware datetime (microsecond precision), else None."""
-    if not isinstance(value, str) or not is_date_time(value):
         return None
-    m = _DATE_TIME.match(value)
-    assert m is not None
-    fraction = (m.group(7) or ".0")[1:7].ljust(6, "0")
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    if second > 60 or (m.group(9) and (int(m.group(9)) > 23 or int(m.group(10)) > 59)):
+        return None
     zone = m.group(8).upper()
     offset = timedelta(0)
     if zone != "Z":
         offset = timedelta(hours=int(m.group(9)), minutes=int(m.group(10)))
         if zone.startswith("-"):
             offset = -offset
-    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
-    return datetime(
-        year, month, day, hour, minute, min(second, 59), int(fraction), tzinfo=timezone(offset)
-    )
+    fraction = (m.group(7) or ".0")[1:7].ljust(6, "0")
+    try:
+        return datetime(
+            year, month, day, hour, minute, min(second, 59), int(fraction), timezone(offset)
+        )
+    except ValueError:
+        return None
+
+
+def is_date_time(value: object) -> bool:
+    """True when ``value`` is an RFC 3339 ``date-time`` string (non-strings pass)."""
+    return not isinstance(value, str) or _date_time(value) is not None
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """An RFC 3339 date-time as an aware datetime (microsecond precision), else None."""
+    return _date_time(value) if isinstance(value, str) else None
 
 
 def is_date(value: object) -> bool:
@@ -168,6 +167,46 @@ class JsonschemaValidator:
         return " and ".join(described)
 
 
+class FastPathValidator:
+    """:class:`SchemaValidator` that asks a compiled Rust validator first.
+
+    ``jsonschema-rs`` answers "is this record valid?" in microseconds; most
+    records are, and then nothing more is done. For an invalid record (or a
+    value the fast engine cannot take, such as a huge integer) the detailed
+    ``jsonschema`` validator produces the issues, so messages never depend on
+    the fast engine. Both use the same format checkers.
+    """
+
+    def __init__(self, fast: Any, detailed: SchemaValidator) -> None:
+        self._fast = fast
+        self._detailed = detailed
+
+    def issues(self, instance: Any) -> Iterator[SchemaIssue]:
+        """Yield nothing for a valid record; otherwise the detailed issues."""
+        try:
+            if self._fast.is_valid(instance):
+                return
+        except Exception:  # anything the fast engine cannot take goes the slow way
+            pass
+        yield from self._detailed.issues(instance)
+
+
+def _fast_validator(schema: dict[str, Any]) -> Any:
+    """A jsonschema-rs validator with agent-lint's format checks, or None if unavailable."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    try:
+        return jsonschema_rs.validator_for(
+            schema,
+            formats={"date-time": is_date_time, "date": is_date},
+            validate_formats=True,
+        )
+    except Exception:  # a schema the fast engine does not support
+        return None
+
+
 def bundled_schema_dir() -> Path:
     """The folder of bundled schemas: inside the installed package, or the source tree."""
     packaged = Path(str(resources.files("agent_lint"))) / "schemas"
@@ -189,7 +228,8 @@ def _read_schema(path: Path) -> dict[str, Any]:
 class SchemaStore:
     """Loads schemas by kind name and compiles each once per run."""
 
-    def __init__(self, extra_dirs: Sequence[Path] = ()) -> None:
+    def __init__(self, extra_dirs: Sequence[Path] = (), fast: bool = True) -> None:
+        self.fast = fast
         self._dirs = [*extra_dirs, bundled_schema_dir()]
         self._compiled: dict[str, SchemaValidator | None] = {}
         resources_: list[tuple[str, referencing.Resource[Any]]] = []
@@ -236,6 +276,11 @@ class SchemaStore:
                 raise SchemaConfigError(
                     f"schema {path} is not a valid JSON Schema: {exc.message}"
                 ) from exc
-        return JsonschemaValidator(
+        detailed = JsonschemaValidator(
             cls(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
         )
+        # The fast path serves the bundled schemas, which are self-contained;
+        # user schemas may $ref others and always take the detailed engine.
+        bundled = path.parent == bundled_schema_dir()
+        fast = _fast_validator(schema) if self.fast and bundled else None
+        return detailed if fast is None else FastPathValidator(fast, detailed)
