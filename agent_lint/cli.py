@@ -18,7 +18,7 @@ from typing import TextIO
 
 from agent_lint import __version__, checksum, fixer
 from agent_lint.config import ConfigError, validate_code
-from agent_lint.diagnostics import Rule
+from agent_lint.diagnostics import Fix, Rule
 from agent_lint.fixer import Edit
 from agent_lint.linter import LintResult, lint_paths
 from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary
@@ -127,7 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def explain(rule: Rule) -> str:
     """The ``--explain`` page of a rule."""
-    fix = "Yes: `agent-lint --fix` repairs it." if rule.fixable else "No automatic fix."
+    fix = {
+        Fix.SAFE: "Yes: `agent-lint --fix` repairs it.",
+        Fix.UNSAFE: "With `agent-lint --fix --unsafe-fixes`, which rewrites a file an agent wrote.",
+        Fix.NONE: "No automatic fix.",
+    }[rule.fix]
     return (
         f"{rule.code} ({rule.name}), {rule.severity.value}\n\n"
         f"What it does\n    {rule.summary}.\n\n"

@@ -205,3 +205,13 @@ def test_lone_surrogates_in_records_do_not_crash_output(tmp_path, capsysbinary):
     assert main([str(tmp_path), "--no-color"]) == 1
     out = capsysbinary.readouterr().out.decode("utf-8")
     assert "D-\\ud800" in out
+
+
+@pytest.mark.parametrize(
+    ("code", "fix"),
+    [("AL101", "No automatic fix."), ("AL503", "`agent-lint --fix` repairs it"),
+     ("AL504", "--unsafe-fixes")],
+)  # fmt: skip
+def test_explain_says_how_a_rule_is_fixed(capsys, code, fix):
+    assert main(["--explain", code]) == 0
+    assert fix in capsys.readouterr().out
