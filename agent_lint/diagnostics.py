@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 
 class Fix(str, enum.Enum):
@@ -96,7 +96,6 @@ class Diagnostic:
     end_line: int | None = None
     end_column: int | None = None
     fixable: bool = False
-    related: tuple[str, ...] = field(default=())
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """Order by path, line, column, code (then message for stability)."""

@@ -157,7 +157,6 @@ class RepoIndex:
     timed_handoffs: list[TimedHandoff] = field(default_factory=list)
     unparsed_paths: set[str] = field(default_factory=set)
     lookups: int = 0
-    files_by_kind: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
     def conversation(self, name: str) -> Conversation:
         """The facts of conversation ``name`` (created on first use)."""
@@ -256,7 +255,6 @@ class RepoIndex:
         of an unclean handoff are not used to judge other files.
         """
         kind, data = ctx.kind, ctx.data
-        self.files_by_kind[kind.name].append(ctx.path)
         if kind.format is Format.MARKDOWN:
             self._add_note(ctx)
             return

@@ -28,11 +28,11 @@ def render(result: LintResult, *, color: bool = False, quiet: bool = False) -> s
         fix = paint(" [*]", _CYAN) if d.fixable else ""
         lines.append(f"{where} {code}{fix} {d.message}")
     if not quiet or result.diagnostics:
-        lines.append(summary(result, paint))
+        lines.append(summary(result))
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def summary(result: LintResult, paint: object = None) -> str:
+def summary(result: LintResult) -> str:
     """How many files were checked and fixed, and what was found."""
     files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked"
     fixed = ""
