@@ -66,7 +66,10 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> Edit | None:
     target = _inside(index.root, path)
     if target is None:
         return None
-    after = render_state(derived)
+    try:
+        after = render_state(derived)
+    except UnicodeEncodeError:
+        return None  # a value that is not valid Unicode is never written
     before = _read(target)
     return None if before == after else Edit(index.root, path, before, after)
 

@@ -27,6 +27,13 @@ def test_missing_required_field(lint_tree):
     assert (d.line, d.column) == (1, 1)
 
 
+def test_each_missing_field_is_reported_once(lint_tree):
+    found = lint_tree({"decisions/D-001.json": {}}).diagnostics
+    messages = [d.message for d in found]
+    assert len(messages) == len(set(messages)) == 10
+    assert {d.code for d in found} == {"AL101"}
+
+
 def test_missing_nested_field_names_parent(lint_tree):
     record = decision(gate={"action": "merge"})
     [d] = lint_tree({"decisions/D-001.json": record}).diagnostics

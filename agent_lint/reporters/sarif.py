@@ -17,7 +17,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def fingerprint(d: Diagnostic) -> str:
     """A fingerprint stable across line moves: code, file, pointer and message."""
     key = "\0".join((d.code, d.path, d.pointer, d.message))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", errors="backslashreplace")).hexdigest()
 
 
 def _rule(rule: Any) -> dict[str, Any]:

@@ -20,6 +20,11 @@ LIMIT_BYTES = 1024 * 1024 - 16 * 1024  # GitHub's limit, less room for other ste
 MAX_CHAINS = 20
 
 
+def size(text: str) -> int:
+    """Bytes ``text`` takes in the summary file."""
+    return len(text.encode("utf-8", errors="backslashreplace"))
+
+
 def cell(text: object) -> str:
     """Text safe inside a Markdown table cell."""
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
@@ -121,15 +126,15 @@ def render(result: LintResult, annotated: int | None = None) -> str:
         return head + "\n" + tail
     rows = ["", "<details><summary>Every finding</summary>", "",
             "| file | line:col | finding | message |", "|---|---|---|---|"]  # fmt: skip
-    budget = LIMIT_BYTES - len(head.encode()) - len(tail.encode()) - 512
-    used = sum(len(r.encode()) + 1 for r in rows)
+    budget = LIMIT_BYTES - size(head) - size(tail) - 512
+    used = sum(size(r) + 1 for r in rows)
     shown = 0
     for d in result.diagnostics:
         row = _finding_row(d)
-        if used + len(row.encode()) + 1 > budget:
+        if used + size(row) + 1 > budget:
             break
         rows.append(row)
-        used += len(row.encode()) + 1
+        used += size(row) + 1
         shown += 1
     if shown < len(result.diagnostics):
         rows.append("")

@@ -230,7 +230,16 @@ def _owned_by_identity(ctx: FileContext, issue: SchemaIssue) -> bool:
 
 
 def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
-    """Validate the record against its kind's schema (AL101-AL108)."""
+    """Validate the record against its kind's schema (AL101-AL108), each problem once."""
+    seen: set[tuple[str, str, str]] = set()
+    for diagnostic in _schema_findings(ctx):
+        key = (diagnostic.code, diagnostic.pointer, diagnostic.message)
+        if key not in seen:
+            seen.add(key)
+            yield diagnostic
+
+
+def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
     if ctx.kind.schema is None:
         return
     validator = ctx.schemas.validator(ctx.kind.schema)
@@ -240,14 +249,17 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
         if _owned_by_identity(ctx, issue):
             continue
         if issue.keyword == "required":
+            # Each missing field comes as its own issue carrying the whole list;
+            # check_schema drops the repeats.
             where = f" in {field_name(issue.path)}" if issue.path else ""
             for missing in issue.expected:
-                if isinstance(issue.instance, dict) and missing not in issue.instance:
-                    yield MISSING_FIELD.at(
-                        ctx.path,
-                        f'missing required field "{missing}"{where}{_when(issue)}',
-                        pointer=pointer_of(issue.path),
-                    )
+                if not isinstance(issue.instance, dict) or missing in issue.instance:
+                    continue
+                yield MISSING_FIELD.at(
+                    ctx.path,
+                    f'missing required field "{missing}"{where}{_when(issue)}',
+                    pointer=pointer_of(issue.path),
+                )
             continue
         if issue.keyword == "additionalProperties" and isinstance(issue.instance, dict):
             yield from _unknown_fields(ctx, issue)
