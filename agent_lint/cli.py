@@ -30,6 +30,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Usage errors exit with code 2 and one line after the usage."""
         self.print_usage(sys.stderr)
         sys.stderr.write(f"agent-lint: error: {message}\n")
         raise SystemExit(EXIT_ERROR)

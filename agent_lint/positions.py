@@ -74,10 +74,12 @@ class _LineIndex:
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def position(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of a character offset."""
         line = bisect.bisect_right(self.starts, offset) - 1
         return line + 1, offset - self.starts[line] + 1
 
     def span(self, start: int, end: int) -> Span:
+        """The span between two character offsets."""
         line, column = self.position(start)
         end_line, end_column = self.position(end)
         return Span(line, column, end_line, end_column)

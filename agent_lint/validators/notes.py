@@ -52,6 +52,7 @@ class _Anchors:
         self.cache: dict[str, set[str] | None] = dict(index.anchors)
 
     def of(self, path: str) -> set[str] | None:
+        """Anchors of the Markdown file at ``path``; None when it cannot be read."""
         if path not in self.cache:
             full = os.path.join(self.index.root, path)
             try:
