@@ -93,13 +93,13 @@ def walk(target: Target) -> Iterator[Entry]:
             if os.path.islink(full):
                 problem = _link_problem(target, full, root_real)
                 if problem:
-                    yield Entry(Path(full), _rel(full, agent), problem)
+                    yield Entry(Path(full), relative(full, agent), problem)
                 continue
             kept.append(name)
         dirs[:] = kept
         for name in sorted(names):
             full = os.path.join(current, name)
-            relpath = _rel(full, agent)
+            relpath = relative(full, agent)
             if os.path.islink(full):
                 problem = _link_problem(target, full, root_real)
                 if problem:
@@ -109,7 +109,7 @@ def walk(target: Target) -> Iterator[Entry]:
                 info = os.stat(full)
             except OSError:
                 continue
-            repo_path = _rel(full, str(target.root))
+            repo_path = relative(full, str(target.root))
             if not stat.S_ISREG(info.st_mode):
                 yield Entry(
                     Path(full),
@@ -135,7 +135,8 @@ def walk(target: Target) -> Iterator[Entry]:
             yield Entry(Path(full), relpath)
 
 
-def _rel(full: str, base: str) -> str:
+def relative(full: str, base: str) -> str:
+    """``full`` relative to ``base``, in POSIX form."""
     prefix = base.rstrip(os.sep) + os.sep
     if full.startswith(prefix):
         return full[len(prefix) :].replace(os.sep, "/")
@@ -144,7 +145,7 @@ def _rel(full: str, base: str) -> str:
 
 def _link_problem(target: Target, full: str, root_real: str) -> Diagnostic | None:
     resolved = os.path.realpath(full)
-    repo_path = _rel(full, str(target.root))
+    repo_path = relative(full, str(target.root))
     if not os.path.exists(resolved):
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link points to a path that does not exist; not followed"

@@ -17,7 +17,7 @@ from pathlib import Path
 from agent_lint import gitgate
 from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
-from agent_lint.discovery import Target, find_target, read_bytes, walk
+from agent_lint.discovery import Target, find_target, read_bytes, relative, walk
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import Format, classify, is_data_file
 from agent_lint.loading import parse, split_front_matter
@@ -105,7 +105,7 @@ def lint_target(
             fmt = Format.JSON if entry.relpath.endswith(".json") else Format.YAML
         else:
             continue
-        path = Path(os.path.relpath(entry.path, target.root)).as_posix()
+        path = relative(str(entry.path), str(target.root))
         formats[path] = (fmt, entry.path)
         loaded = parse(path, fmt, read_bytes(entry.path))
         result.files_checked += 1
