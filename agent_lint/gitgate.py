@@ -208,7 +208,7 @@ def check(gate: Gate) -> tuple[list[Diagnostic], set[str]]:
         match = classify(relpath)
         if match is None or match.kind.history is History.FREE:
             continue
-        found.extend(_protected(gate, match.kind, relpath, base, current, by_sha))
+        found.extend(_protected(gate, match.kind, relpath, base, current, current_paths, by_sha))
     # A renamed handoff is reported once, at its old path, not again as a new file.
     renamed = {
         target
@@ -225,11 +225,12 @@ def _protected(
     relpath: str,
     base: Snapshot,
     current: Snapshot,
+    current_paths: set[str],
     by_sha: dict[str, list[str]],
 ) -> Iterator[Diagnostic]:
     path = gate.repo_path(relpath)
     base_sha = base.sha(relpath)
-    now = current.sha(relpath) if relpath in current.paths() else None
+    now = current.sha(relpath) if relpath in current_paths else None
     if now == base_sha:
         return
     if kind.history is History.WRITE_ONCE:

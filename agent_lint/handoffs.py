@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from agent_lint import checksum
@@ -114,6 +115,11 @@ class Conversation:
             "checksum": latest.checksum,
             "updated_at": latest.timestamp,
         }
+
+
+def file_name(path: str) -> str:
+    """The last component of a repository path (``H-002.json``)."""
+    return PurePosixPath(path).name
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -112,7 +112,6 @@ class FileContext:
     """What a per-file check sees: one parsed file and the run's settings."""
 
     path: str
-    relpath: str
     kind: Kind
     groups: dict[str, str]
     data: Any
@@ -157,6 +156,7 @@ class RepoIndex:
     timed_handoffs: list[TimedHandoff] = field(default_factory=list)
     unparsed_paths: set[str] = field(default_factory=set)
     lookups: int = 0
+    shared: dict[str, Any] = field(default_factory=dict)  # helpers the repo checks share
 
     def conversation(self, name: str) -> Conversation:
         """The facts of conversation ``name`` (created on first use)."""

@@ -117,7 +117,6 @@ def lint_target(
             continue
         ctx = FileContext(
             path,
-            entry.relpath,
             match.kind,
             match.groups,
             loaded.data,

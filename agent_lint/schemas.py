@@ -232,10 +232,13 @@ class SchemaStore:
         self.fast = fast
         self._dirs = [*extra_dirs, bundled_schema_dir()]
         self._compiled: dict[str, SchemaValidator | None] = {}
+        # Each schema file is read once; a user directory's file wins over a bundled one.
+        self._sources: dict[str, tuple[Path, dict[str, Any]]] = {}
         resources_: list[tuple[str, referencing.Resource[Any]]] = []
         for directory in reversed(self._dirs):
             for path in sorted(directory.glob("*.schema.json")):
                 schema = _read_schema(path)
+                self._sources[path.name.removesuffix(".schema.json")] = (path, schema)
                 spec = referencing.jsonschema.specification_with(
                     schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
                     default=referencing.jsonschema.DRAFT202012,
@@ -249,11 +252,8 @@ class SchemaStore:
 
     def path_of(self, name: str) -> Path | None:
         """The file that defines schema ``name``, user directories first."""
-        for directory in self._dirs:
-            candidate = directory / f"{name}.schema.json"
-            if candidate.is_file():
-                return candidate
-        return None
+        source = self._sources.get(name)
+        return source[0] if source else None
 
     def validator(self, name: str) -> SchemaValidator | None:
         """The compiled validator for schema ``name`` (``None`` if there is none)."""
@@ -262,10 +262,9 @@ class SchemaStore:
         return self._compiled[name]
 
     def _compile(self, name: str) -> SchemaValidator | None:
-        path = self.path_of(name)
-        if path is None:
+        if name not in self._sources:
             return None
-        schema = _read_schema(path)
+        path, schema = self._sources[name]
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         # Checking a schema against its metaschema costs more than linting a
         # repository; bundled schemas are checked once by the test suite.

@@ -16,7 +16,6 @@ def _add(index: RepoIndex, relpath: str, data: Any) -> None:
     index.add_name(match.kind, match.groups)
     ctx = FileContext(
         f".agent/{relpath}",
-        relpath,
         match.kind,
         match.groups,
         data,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import PurePosixPath
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
-from agent_lint.handoffs import Conversation
+from agent_lint.handoffs import Conversation, file_name
 from agent_lint.index import RepoIndex
 
 CHECKSUM_MISMATCH = Rule(
@@ -75,10 +74,6 @@ def short(value: Any) -> str:
     return "null" if value is None else f'"{value}"' if isinstance(value, str) else str(value)
 
 
-def _name(path: str) -> str:
-    return PurePosixPath(path).name
-
-
 def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:
     for handoff in conversation.ordered():
         if not handoff.clean:
@@ -92,7 +87,7 @@ def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:
         elif isinstance(handoff.checksum, str) and handoff.checksum != handoff.computed:
             yield CHECKSUM_MISMATCH.at(
                 handoff.path,
-                f"checksum {short(handoff.checksum)} but the content of {_name(handoff.path)} "
+                f"checksum {short(handoff.checksum)} but the content of {file_name(handoff.path)} "
                 f"hashes to {handoff.computed}",
                 pointer="/checksum",
             )

@@ -11,7 +11,13 @@ from urllib.parse import unquote
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import RepoIndex
 from agent_lint.markdown import Token, scan
-from agent_lint.validators.references import PathChecker, Resolver, path_diagnostic
+from agent_lint.validators.references import (
+    PathChecker,
+    Resolver,
+    path_checker_of,
+    path_diagnostic,
+    resolver_of,
+)
 
 BROKEN_LINK = Rule(
     "AL314",
@@ -134,9 +140,9 @@ def _resolves(resolver: Resolver, namespace: str, scope: str, token: str) -> boo
 
 def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
     """Relative links and record ids in Markdown notes resolve (AL314, AL315)."""
-    checker = PathChecker(index)
+    checker = path_checker_of(index)
     anchors = _Anchors(index)
-    resolver = Resolver(index)
+    resolver = resolver_of(index)
     for facts in index.notes:
         yield from _links(index, facts.path, facts.note.links, checker, anchors)
         for mention in facts.note.ids:
@@ -163,4 +169,3 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
                 f"{namespace.replace('-', ' ')}{where}{hint}",
                 mention,
             )
-    index.lookups += resolver.work()

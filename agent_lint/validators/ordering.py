@@ -6,11 +6,10 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
-from pathlib import PurePosixPath
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
-from agent_lint.handoffs import Conversation, Handoff, embedded_time
+from agent_lint.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.index import RepoIndex
 from agent_lint.schemas import parse_timestamp
 
@@ -198,10 +197,6 @@ def show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _name(path: str) -> str:
-    return PurePosixPath(path).name
-
-
 def _sequence(
     rule: Rule, files: list[tuple[int | None, str]], label: Callable[[int], str]
 ) -> Iterator[Diagnostic]:
@@ -213,7 +208,7 @@ def _sequence(
         if number in seen:
             yield rule.at(
                 path,
-                f"{_name(path)} repeats number {number} of {_name(seen[number])}",
+                f"{file_name(path)} repeats number {number} of {file_name(seen[number])}",
                 line=1,
                 column=1,
             )
@@ -227,7 +222,7 @@ def _sequence(
             )
             yield rule.at(
                 path,
-                f"{_name(path)} follows a gap: {missing} missing "
+                f"{file_name(path)} follows a gap: {missing} missing "
                 f"(numbers must run from {label(1)} without gaps)",
                 line=1,
                 column=1,
@@ -257,11 +252,11 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
                 f"from_agent.last_turn {last_turn} is beyond the latest turn {turn:04d}",
                 pointer="/from_agent/last_turn",
             )
-        stem = _name(handoff.path).removesuffix(".json")
+        stem = file_name(handoff.path).removesuffix(".json")
         if stem not in conversation.notes:
             yield MISSING_NOTE.at(
                 handoff.path,
-                f"{_name(handoff.path)} has no note {stem}.md beside it",
+                f"{file_name(handoff.path)} has no note {stem}.md beside it",
                 line=1,
                 column=1,
             )
@@ -374,7 +369,7 @@ def _meta_handoffs(
                 yield META_HANDOFFS.at(
                     path,
                     f"handoffs[{position}].{key} {show(entry.get(key))} but "
-                    f"{_name(handoff.path)} has {show(mirror[key])}",
+                    f"{file_name(handoff.path)} has {show(mirror[key])}",
                     pointer=f"/handoffs/{position}/{key}"
                     if key in entry
                     else f"/handoffs/{position}",
@@ -402,7 +397,7 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
     if path is None or not isinstance(named, str):
         return
     numbers = {h.id: h.number for h in conversation.handoffs}
-    files = {_name(p).removesuffix(".json") for _, p in conversation.handoff_files}
+    files = {file_name(p).removesuffix(".json") for _, p in conversation.handoff_files}
     latest = conversation.latest()
     if named not in numbers and named not in files:
         yield UNKNOWN_RESUME.at(
@@ -468,7 +463,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
         if earlier:
             yield DUPLICATE_HANDOFF_TIME.at(
                 handoff.path,
-                f"handoff id time {embedded} is also used by {_name(earlier[0])}",
+                f"handoff id time {embedded} is also used by {file_name(earlier[0])}",
                 pointer="/handoff_id",
             )
         earlier.append(handoff.path)

@@ -80,7 +80,6 @@ class Resolver:
     index: RepoIndex
     ids: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     suggesters: dict[tuple[str, str], Suggester] = field(default_factory=dict)
-    lookups: int = 0
 
     def __post_init__(self) -> None:
         for identity in self.index.identities:
@@ -91,7 +90,7 @@ class Resolver:
 
     def exists(self, namespace: str, scope: str, value: str) -> bool:
         """True when ``value`` is an id, or a record file's name, in that namespace and scope."""
-        self.lookups += 1
+        self.index.lookups += 1
         key = (namespace, scope)
         return value in self.ids.get(key, ()) or value in self.named.get(key, ())
 
@@ -101,10 +100,6 @@ class Resolver:
             return True
         return NAMESPACES[namespace].folder in self.index.folders
 
-    def work(self) -> int:
-        """Hash probes spent so far: look-ups plus suggestion probes."""
-        return self.lookups + sum(s.probes for s in self.suggesters.values())
-
     def suggest(self, namespace: str, scope: str, value: str) -> str | None:
         """A close existing id, built lazily per namespace and scope."""
         key = (namespace, scope)
@@ -113,7 +108,27 @@ class Resolver:
             for existing in self.ids.get(key, set()) | self.named.get(key, set()):
                 suggester.add(existing)
             self.suggesters[key] = suggester
-        return self.suggesters[key].suggest(value)
+        suggester = self.suggesters[key]
+        before = suggester.probes
+        suggestion = suggester.suggest(value)
+        self.index.lookups += suggester.probes - before
+        return suggestion
+
+
+def resolver_of(index: RepoIndex) -> Resolver:
+    """The repository's :class:`Resolver`, built once and shared by the checks."""
+    if "resolver" not in index.shared:
+        index.shared["resolver"] = Resolver(index)
+    resolver: Resolver = index.shared["resolver"]
+    return resolver
+
+
+def path_checker_of(index: RepoIndex) -> PathChecker:
+    """The repository's :class:`PathChecker`, built once and shared by the checks."""
+    if "paths" not in index.shared:
+        index.shared["paths"] = PathChecker(index)
+    checker: PathChecker = index.shared["paths"]
+    return checker
 
 
 def _where(namespace: str, scope: str) -> str:
@@ -126,7 +141,7 @@ def _where(namespace: str, scope: str) -> str:
 
 def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
     """Every id in a declared reference field names an existing record (AL301)."""
-    resolver = Resolver(index)
+    resolver = resolver_of(index)
     for ref in index.references:
         if resolver.exists(ref.namespace, ref.scope, ref.value):
             continue
@@ -150,7 +165,6 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
             f"{_where(ref.namespace, ref.scope)}{hint}",
             pointer=ref.pointer,
         )
-    index.lookups += resolver.work()
 
 
 def expand_braces(value: str) -> list[str]:
@@ -251,7 +265,7 @@ def path_diagnostic(
 
 def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
     """Path references exist inside the repository (AL302, AL303)."""
-    checker = PathChecker(index)
+    checker = path_checker_of(index)
     for ref in index.paths:
         target = checker.to_repo_path(ref.value)
         if target is None:
