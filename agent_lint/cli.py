@@ -19,6 +19,7 @@ from typing import TextIO
 from agent_lint import __version__, checksum, fixer
 from agent_lint.config import ConfigError, validate_code
 from agent_lint.diagnostics import Fix, Rule
+from agent_lint.escaping.workflow import inert
 from agent_lint.fixer import Edit
 from agent_lint.linter import LintResult, lint_paths
 from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary
@@ -28,11 +29,16 @@ from agent_lint.validators import RULES, RULES_BY_CODE
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
+def say(kind: str, message: str) -> None:
+    """One line on stderr (``agent-lint: error: …``), escaped: it may quote the repository."""
+    sys.stderr.write(inert(f"agent-lint: {kind}: {message}") + "\n")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         """Usage errors exit with code 2 and one line after the usage."""
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"agent-lint: error: {message}\n")
+        say("error", message)
         raise SystemExit(EXIT_ERROR)
 
 
@@ -88,7 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--base",
         metavar="REF",
-        help="git revision to check the change against (append-only handoffs, AL6xx)",
+        help="git revision whose merge-base with HEAD the change is checked against "
+        "(append-only handoffs, AL6xx); 'auto': the branch's upstream, else origin/HEAD, "
+        "origin/main or origin/master, and no gate when there is none",
     )
     parser.add_argument(
         "--staged",
@@ -150,6 +158,22 @@ def list_rules() -> str:
         f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}\n"
         for rule in RULES
     )
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.output_format is not None:
+        return str(args.output_format)
+    return "github" if _on_github_actions() else "text"
+
+
+def _on_github_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def _workspace() -> Path | None:
+    """The checkout on GitHub Actions: annotations and SARIF paths are relative to it."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    return Path(workspace) if workspace and _on_github_actions() else None
 
 
 def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
@@ -227,9 +251,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"unknown rule code {args.explain!r}; see `agent-lint --list-rules`")
         _write(explain(rule), None)
         return EXIT_CLEAN
-    fmt = args.output_format
-    if fmt is None:
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    fmt = _format(args)
     result = lint_paths(
         args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
     )
@@ -238,19 +260,50 @@ def run(args: argparse.Namespace) -> int:
         if args.diff:
             _write(diff.render(edits), args.output_file)
             return EXIT_FINDINGS if edits else EXIT_CLEAN
-    options = ReportOptions(color=_use_color(args, sys.stdout), quiet=args.quiet)
+    workspace = _workspace()
+    options = ReportOptions(
+        color=_use_color(args, sys.stdout), quiet=args.quiet, workspace=workspace
+    )
+    if fmt == "text" and not args.quiet:
+        for notice in result.notices:
+            say("notice", notice)
     _write(REPORTERS[fmt](result, options), args.output_file)
     if args.sarif_file is not None:
-        _write(sarif.render(result), args.sarif_file)
+        _write(sarif.render(result, workspace), args.sarif_file)
     if args.summary_file is not None:
         annotated = len(github.selected(result)) if fmt == "github" else None
-        with args.summary_file.open("a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(summary.render(result, annotated))
+        _append(args.summary_file, summary.render(result, annotated, workspace))
     if args.exit_non_zero_on_fix and result.fixed:
         return EXIT_FINDINGS
     if result.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8", errors="backslashreplace") as handle:
+        handle.write(text)
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    """Report a run that could not lint: stderr, and every report file that was asked for.
+
+    A SARIF log with a tool execution notification replaces the results, so
+    an upload step after a failed run still has a valid file to upload.
+    """
+    say("error", message)
+    if args.list_rules or args.explain or args.print_checksum is not None:
+        return EXIT_ERROR
+    try:
+        if _format(args) == "sarif":
+            _write(sarif.render_failure(message), args.output_file)
+        if args.sarif_file is not None:
+            _write(sarif.render_failure(message), args.sarif_file)
+        if args.summary_file is not None:
+            _append(args.summary_file, summary.render_failure(message))
+    except OSError as exc:
+        say("error", f"cannot write the report: {exc}")
+    return EXIT_ERROR
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -259,17 +312,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except (ConfigError, SchemaConfigError) as exc:
-        sys.stderr.write(f"agent-lint: error: {exc}\n")
-        return EXIT_ERROR
+        return _fail(args, str(exc))
     except KeyboardInterrupt:
-        sys.stderr.write("agent-lint: interrupted\n")
+        say("error", "interrupted")
         return EXIT_ERROR
     except Exception as exc:
         if args.debug:
             traceback.print_exc()
-        else:
-            sys.stderr.write(
-                f"agent-lint: internal error: {type(exc).__name__}: {exc} "
-                "(run with --debug for a traceback)\n"
-            )
-        return EXIT_ERROR
+        return _fail(
+            args,
+            f"internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)",
+        )

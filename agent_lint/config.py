@@ -184,6 +184,43 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 
 
+#: The settings that decide the append-only gate (AL6xx). The gate takes them
+#: from the merge-base's configuration, never from the change under review.
+GATE_KEYS: tuple[str, ...] = ("select", "ignore", "per-file-ignores", "severity", "agent-dir")
+
+
+def gate_settings(config: Config) -> dict[str, object]:
+    """The gate's settings of ``config``, by configuration key (for comparing two configs)."""
+    return {
+        "select": config.select,
+        "ignore": config.ignore,
+        "per-file-ignores": config.per_file_ignores,
+        "severity": config.severity,
+        "agent-dir": config.agent_dir,
+    }
+
+
+def gate_config_from_text(data: bytes, name: str, source: Path) -> Config | None:
+    """The gate's settings from the text of a configuration file read out of git.
+
+    ``name`` is the file's name (``pyproject.toml`` reads ``[tool.agent-lint]``;
+    None when it has no such table). Only :data:`GATE_KEYS` are read: other
+    settings, such as ``schema-dirs``, come from the files being linted.
+    """
+    try:
+        table: Any = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{source}: cannot read configuration: {exc}") from exc
+    if name == "pyproject.toml":
+        tool = table.get("tool", {})
+        if not isinstance(tool, dict) or "agent-lint" not in tool:
+            return None
+        table = tool["agent-lint"]
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: [tool.agent-lint] must be a table")
+    return _parse({k: v for k, v in table.items() if k in GATE_KEYS}, source)
+
+
 def load_config(root: Path, explicit: Path | None = None) -> Config:
     """Load the configuration for the repository at ``root`` (or ``explicit``)."""
     if explicit is not None:

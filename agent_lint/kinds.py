@@ -197,6 +197,8 @@ _HANDOFF_PATHS = paths(
 
 _C = r"conversations/(?P<conversation>[^/]+)"
 _M = r"missions/(?P<mission>[^/]+)"
+#: The runtime's own mission handoff names: ``YYYYMMDD-HHMMSS-<focus>``.
+_RUNTIME_HANDOFF = r"\d{8}-\d{6}(?:-[^/]+)?"
 
 KINDS: tuple[Kind, ...] = (
     Kind(
@@ -348,6 +350,20 @@ KINDS: tuple[Kind, ...] = (
         namespace="handoff",
         refs=(*_BINDING, *refs("session", "from.session_id")),
         paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
+        history=History.APPEND_ONLY,
+    ),
+    Kind(
+        "mission-handoff-runtime",
+        "mission handoff (runtime naming)",
+        _p(rf"{_M}/handoffs/(?P<stem>{_RUNTIME_HANDOFF})\.json"),
+        Format.JSON,
+        history=History.APPEND_ONLY,
+    ),
+    Kind(
+        "mission-handoff-runtime-note",
+        "mission handoff note (runtime naming)",
+        _p(rf"{_M}/handoffs/(?P<stem>{_RUNTIME_HANDOFF})\.md"),
+        Format.MARKDOWN,
         history=History.APPEND_ONLY,
     ),
     Kind(

@@ -25,6 +25,9 @@ from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
 from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE
 
+#: Codes of the append-only gate, whose settings come from the merge-base.
+GATE_PREFIX = "AL6"
+
 
 @dataclass
 class LintResult:
@@ -35,6 +38,7 @@ class LintResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
     changed: set[str] | None = None
+    notices: list[str] = field(default_factory=list)
     indexes: list[RepoIndex] = field(default_factory=list, repr=False)
 
     @property
@@ -75,12 +79,16 @@ def lint_target(
     unsafe_fixes: bool = False,
     base: str | None = None,
     staged: bool = False,
+    gate: gitgate.Request | None = None,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
     With ``unsafe_fixes``, findings of rules with an unsafe fix are marked
-    fixable too. With ``base`` (a git revision), the change since the base is
-    checked as well (AL6xx): the working tree, or the git index if ``staged``.
+    fixable too. With ``base`` (a git revision, or ``auto``), the change since
+    its merge-base with the base is checked as well (AL6xx): the working tree,
+    or the git index if ``staged``; ``gate`` carries the command line's
+    settings for it (AL6xx follow the merge-base's configuration, not the
+    change's).
     """
     config = target.config
     schemas = SchemaStore(config.schema_dirs)
@@ -130,19 +138,22 @@ def lint_target(
     for repo_check in REPO_CHECKS:
         found.extend(repo_check(index))
     base = base or config.base
+    gate_config = config
     if base:
-        gate_findings, result.changed = gitgate.check(
-            gitgate.Gate(target.root, target.agent_dir, base, staged)
-        )
-        found.extend(gate_findings)
+        request = gate or gitgate.Request(base, staged)
+        outcome = gitgate.run(target, replace(request, base=base, staged=staged))
+        found.extend(outcome.findings)
+        result.changed, result.notices = outcome.changed, outcome.notices
+        gate_config = outcome.config or config
     roots = [p.resolve() for p in only]
     kept = []
     for diagnostic in found:
         if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
             continue
-        if not is_selected(diagnostic.code, config, diagnostic.path):
+        rules = gate_config if diagnostic.code.startswith(GATE_PREFIX) else config
+        if not is_selected(diagnostic.code, rules, diagnostic.path):
             continue
-        level = _severity(diagnostic.code, config)
+        level = _severity(diagnostic.code, rules)
         if level:
             diagnostic = diagnostic.with_severity(level)
         if unsafe_fixes and RULES_BY_CODE[diagnostic.code].fix is Fix.UNSAFE:
@@ -227,11 +238,13 @@ def lint_paths(
     merged: LintResult | None = None
     for target, limits in groups.values():
         whole = target.root.resolve() in limits
-        result = lint_target(target, () if whole else limits, unsafe_fixes, base, staged)
+        request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
+        result = lint_target(target, () if whole else limits, unsafe_fixes, base, staged, request)
         if merged is None:
             merged = result
             continue
         merged.files_checked += result.files_checked
+        merged.notices.extend(result.notices)
         merged.indexes.extend(result.indexes)
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
         merged.diagnostics.extend(replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics)

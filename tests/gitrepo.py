@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from conftest import FIXTURES
+
+from agent_lint.checksum import compute
 
 ENV = {
     "GIT_AUTHOR_NAME": "Agent Tester",
@@ -20,24 +23,71 @@ ENV = {
     "HOME": "",
 }
 
+CONV = ".agent/conversations/C-payments-refactor"
+PROJECT = ".agent/handoffs"
+
 
 def git(repo: Path, *args: str) -> str:
     """Run git in ``repo`` and return its output."""
     env = {**os.environ, **ENV, "HOME": str(repo.parent)}
+    env = {k: v for k, v in env.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
     done = subprocess.run(
         ["git", *args], cwd=repo, capture_output=True, text=True, check=True, env=env
     )
     return done.stdout.strip()
 
 
-def make_repo(tmp_path: Path, fixture: str = "valid") -> Path:
+def make_repo(tmp_path: Path, fixture: str = "valid", name: str = "work") -> Path:
     """A git repository holding a copy of ``fixture``, committed on ``main``.
 
     Names and dates are fixed, so the commit id is the same on every run.
     """
-    repo = tmp_path / "work"
+    repo = tmp_path / name
     shutil.copytree(FIXTURES / fixture, repo)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "Agent state before the change")
     return repo
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Stage everything and commit; the new commit's id."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def add_conversation_handoff(repo: Path, number: int, conversation: Path | None = None) -> Path:
+    """Write H-<number> (and its note) in a conversation, continuing H-003's record."""
+    folder = conversation or repo / CONV
+    template = json.loads((FIXTURES / "valid" / CONV / "handoffs/H-003.json").read_text())
+    record = dict(template)
+    record["handoff_id"] = f"H-{number:03d}"
+    record["timestamp"] = f"2026-11-0{min(number, 9)}T18:00:00Z"
+    record["checksum"] = compute(record)
+    path = folder / f"handoffs/H-{number:03d}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    (folder / f"handoffs/H-{number:03d}.md").write_text(f"# H-{number:03d}\n")
+    return path
+
+
+def add_project_handoff(repo: Path, stamp: str, slug: str, folder: str = PROJECT) -> Path:
+    """Write a project (or mission) handoff named by time: ``H-<stamp>-<slug>.json``."""
+    template = json.loads((FIXTURES / "valid" / PROJECT / "H-20261103-120000-release-prep.json").read_text())  # fmt: skip
+    handoff_id = f"H-{stamp}-{slug}"
+    day, clock = stamp.split("-")
+    template["handoff_id"] = handoff_id
+    template["produced_at"] = (
+        f"{day[:4]}-{day[4:6]}-{day[6:]}T{clock[:2]}:{clock[2:4]}:{clock[4:]}Z"
+    )
+    path = repo / folder / f"{handoff_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(template, indent=2) + "\n")
+    return path
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace text in a file (it must be there)."""
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent_lint.linter import LintResult
 from agent_lint.reporters import github, json_format, sarif, text
@@ -19,6 +20,7 @@ class ReportOptions:
 
     color: bool = False
     quiet: bool = False
+    workspace: Path | None = None  # GitHub Actions: paths relative to the checkout
 
 
 Reporter = Callable[[LintResult, ReportOptions], str]
@@ -26,6 +28,6 @@ Reporter = Callable[[LintResult, ReportOptions], str]
 REPORTERS: dict[str, Reporter] = {
     "text": lambda result, options: text.render(result, color=options.color, quiet=options.quiet),
     "json": lambda result, options: json_format.render(result),
-    "github": lambda result, options: github.render(result),
-    "sarif": lambda result, options: sarif.render(result),
+    "github": lambda result, options: github.render(result, options.workspace),
+    "sarif": lambda result, options: sarif.render(result, options.workspace),
 }

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.escaping import workflow
+from agent_lint.escaping.terminal import visible
 from agent_lint.linter import LintResult
-
-
-def escape_data(value: str) -> str:
-    """Escape a workflow command's message (``%``, CR, LF)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(value: str) -> str:
-    """Escape a workflow command property value (also ``:`` and ``,``)."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
+from agent_lint.reporters.paths import workspace_path
 
 #: GitHub shows at most this many error and this many warning annotations per step.
 PER_LEVEL_LIMIT = 10
@@ -27,27 +21,29 @@ def selected(result: LintResult) -> list[Diagnostic]:
     return errors[:PER_LEVEL_LIMIT] + warnings[:PER_LEVEL_LIMIT]
 
 
-def render(result: LintResult) -> str:
+def render(result: LintResult, workspace: Path | None = None) -> str:
     """One ``::error``/``::warning`` command per shown finding, most severe first.
 
     Columns are given only when the finding starts and ends on one line, as
     GitHub requires. Findings past GitHub's per-step limits are counted in a
-    closing ``::notice`` so nothing disappears silently.
+    closing ``::notice`` so nothing disappears silently. Paths are relative to
+    ``workspace`` (the checkout) when given. Notices of the run come first.
     """
-    lines = []
+    lines = [f"::notice title=agent-lint::{workflow.message(n)}" for n in result.notices]
     shown = selected(result)
     for d in shown:
         level = "error" if d.severity is Severity.ERROR else "warning"
-        props = [f"file={escape_property(d.path)}", f"line={d.line}"]
+        path = workspace_path(d.path, result.root, workspace)
+        props = [f"file={workflow.prop(visible(path))}", f"line={d.line}"]
         if d.end_line is not None:
             props.append(f"endLine={d.end_line}")
         if d.end_line in (None, d.line):
             props.append(f"col={d.column}")
             if d.end_column is not None:
                 props.append(f"endColumn={d.end_column}")
-        props.append(f"title={escape_property(d.code)}")
+        props.append(f"title={workflow.prop(d.code)}")
         fix = " [fixable with agent-lint --fix]" if d.fixable else ""
-        text = escape_data(f"{d.message} ({d.name}){fix}")
+        text = workflow.message(f"{d.message} ({d.name}){fix}")
         lines.append(f"::{level} {','.join(props)}::{text}")
     left_out = len(result.diagnostics) - len(shown)
     if left_out:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agent_lint.escaping import workflow
 from agent_lint.linter import LintResult
 
 SCHEMA_VERSION = 1
 
 
 def as_dict(result: LintResult) -> dict[str, Any]:
-    """The JSON document as a Python mapping (version 1 of the contract)."""
-    return {
+    """The JSON document as a Python mapping (version 1 of the contract).
+
+    ``notices`` (run-level messages, such as a skipped append-only gate)
+    appears only when there are some.
+    """
+    document: dict[str, Any] = {
         "version": SCHEMA_VERSION,
         "root": str(result.root.resolve()),
         "files_checked": result.files_checked,
@@ -34,8 +38,11 @@ def as_dict(result: LintResult) -> dict[str, Any]:
         ],
         "summary": {"errors": result.errors, "warnings": result.warnings},
     }
+    if result.notices:
+        document["notices"] = list(result.notices)
+    return document
 
 
 def render(result: LintResult) -> str:
-    """Render the result as indented JSON with a final newline."""
-    return json.dumps(as_dict(result), indent=2, ensure_ascii=False) + "\n"
+    """Render the result as indented JSON with a final newline (safe in a CI log)."""
+    return workflow.dumps(as_dict(result)) + "\n"

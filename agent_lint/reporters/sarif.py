@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import json
+from pathlib import Path
 from typing import Any
 
 from agent_lint import __version__
 from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.escaping import sarif as escape
+from agent_lint.escaping import workflow
 from agent_lint.linter import LintResult
+from agent_lint.reporters.paths import workspace_path
 from agent_lint.validators import RULES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -39,7 +42,7 @@ def _rule(rule: Any) -> dict[str, Any]:
     }
 
 
-def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
+def _result(d: Diagnostic, rule_index: dict[str, int], path: str) -> dict[str, Any]:
     region: dict[str, int] = {"startLine": d.line or 1, "startColumn": d.column or 1}
     if d.end_line is not None:
         region["endLine"] = d.end_line
@@ -53,7 +56,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": {"uri": escape.uri(path), "uriBaseId": "%SRCROOT%"},
                     "region": region,
                 }
             }
@@ -63,30 +66,79 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def as_dict(result: LintResult) -> dict[str, Any]:
-    """The SARIF log as a Python mapping: one run, every rule, every result."""
+def _driver() -> dict[str, Any]:
+    return {
+        "name": "agent-lint",
+        "version": __version__,
+        "informationUri": "https://pypi.org/project/agent-lint/",
+        "rules": [_rule(rule) for rule in RULES],
+    }
+
+
+def _notification(text: str, level: str) -> dict[str, Any]:
+    return {"level": level, "message": {"text": text}}
+
+
+def as_dict(result: LintResult, workspace: Path | None = None) -> dict[str, Any]:
+    """The SARIF log as a Python mapping: one run, every rule, every result.
+
+    With ``workspace`` (the checkout on GitHub Actions), URIs are relative to
+    it, so code scanning places results in the repository; otherwise they are
+    relative to the linted root. Notices of the run are tool notifications.
+    """
     rule_index = {rule.code: position for position, rule in enumerate(RULES)}
+    base = workspace if workspace is not None else result.root
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "agent-lint",
-                        "version": __version__,
-                        "informationUri": "https://pypi.org/project/agent-lint/",
-                        "rules": [_rule(rule) for rule in RULES],
+                "tool": {"driver": _driver()},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": [
+                            _notification(text, "note") for text in result.notices
+                        ],
                     }
-                },
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": result.root.resolve().as_uri() + "/"}},
+                ],
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": base.resolve().as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(d, rule_index) for d in result.diagnostics],
+                "results": [
+                    _result(d, rule_index, workspace_path(d.path, result.root, workspace))
+                    for d in result.diagnostics
+                ],
             }
         ],
     }
 
 
-def render(result: LintResult) -> str:
+def render(result: LintResult, workspace: Path | None = None) -> str:
     """Render the SARIF log as indented JSON."""
-    return json.dumps(as_dict(result), indent=2, ensure_ascii=False) + "\n"
+    return workflow.dumps(as_dict(result, workspace)) + "\n"
+
+
+def render_failure(message: str) -> str:
+    """A SARIF log for a run that could not lint (exit code 2): no results, one notification.
+
+    Written wherever a SARIF file was asked for, so an upload step that
+    follows still finds a valid log that says what went wrong.
+    """
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": _driver()},
+                "invocations": [
+                    {
+                        "executionSuccessful": False,
+                        "exitCode": 2,
+                        "toolExecutionNotifications": [_notification(message, "error")],
+                    }
+                ],
+                "results": [],
+            }
+        ],
+    }
+    return workflow.dumps(log) + "\n"

@@ -2,19 +2,23 @@
 
 Written as Markdown to ``--summary-file`` (the action passes
 ``$GITHUB_STEP_SUMMARY``). Text that comes from the linted repository is
-escaped, and the whole summary stays under GitHub's 1 MiB limit: past it the
-list of findings is cut with a count of what was left out.
+written as code spans and escaped Mermaid labels
+(:mod:`agent_lint.escaping.markdown`), and the whole summary stays under
+GitHub's 1 MiB limit: past it the list of findings is cut with a count of
+what was left out.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.escaping.markdown import code, mermaid_label
 from agent_lint.handoffs import Conversation
 from agent_lint.linter import LintResult
+from agent_lint.reporters.paths import workspace_path
 
 LIMIT_BYTES = 1024 * 1024 - 16 * 1024  # GitHub's limit, less room for other steps
 MAX_CHAINS = 20
@@ -23,16 +27,6 @@ MAX_CHAINS = 20
 def size(text: str) -> int:
     """Bytes ``text`` takes in the summary file."""
     return len(text.encode("utf-8", errors="backslashreplace"))
-
-
-def cell(text: object) -> str:
-    """Text safe inside a Markdown table cell."""
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
-
-
-def _label(text: str) -> str:
-    """Text safe inside a quoted Mermaid label."""
-    return html.escape(text).replace("|", "#124;")
 
 
 def chain(conversation: Conversation, broken: set[str]) -> str:
@@ -45,7 +39,7 @@ def chain(conversation: Conversation, broken: set[str]) -> str:
         name = str(agent) if agent else "(unknown)"
         if name not in nodes:
             nodes[name] = f"a{len(nodes)}"
-            lines.append(f'  {nodes[name]}["{_label(name)}"]')
+            lines.append(f'  {nodes[name]}["{mermaid_label(name)}"]')
         return nodes[name]
 
     edges = 0
@@ -53,7 +47,7 @@ def chain(conversation: Conversation, broken: set[str]) -> str:
     for handoff in conversation.ordered():
         source = node(handoff.from_agent.get("agent_id"))
         target = node(handoff.to_agent.get("agent_id"))
-        label = _label(handoff.id)
+        label = mermaid_label(handoff.id)
         if previous_to is not None and previous_to != handoff.from_agent.get("agent_id"):
             lines.append(f'  {node(previous_to)} -.->|"chain broken before {label}"| {source}')
             red.append(edges)
@@ -82,13 +76,17 @@ def _conversations(result: LintResult) -> Iterable[Conversation]:
             yield conversation
 
 
-def _finding_row(d: Diagnostic) -> str:
+def _finding_row(d: Diagnostic, path: str) -> str:
     level = "error" if d.severity is Severity.ERROR else "warning"
-    return f"| `{cell(d.path)}` | {d.line}:{d.column} | {d.code} {level} | {cell(d.message)} |"
+    return f"| {code(path)} | {d.line}:{d.column} | {d.code} {level} | {code(d.message)} |"
 
 
-def render(result: LintResult, annotated: int | None = None) -> str:
-    """The Markdown job summary of ``result``."""
+def render(result: LintResult, annotated: int | None = None, workspace: Path | None = None) -> str:
+    """The Markdown job summary of ``result`` (paths relative to ``workspace`` when given)."""
+
+    def located(path: str) -> str:
+        return workspace_path(path, result.root, workspace)
+
     out = ["## agent-lint", ""]
     errors, warnings = result.errors, result.warnings
     if not result.diagnostics:
@@ -105,12 +103,14 @@ def render(result: LintResult, annotated: int | None = None) -> str:
             f"{len(result.diagnostics) - annotated} of {len(result.diagnostics)} findings are "
             "not annotated on the diff, and all of them are listed below."
         )
+    for notice in result.notices:
+        out += ["", f"Notice: {code(notice)}"]
     if result.fixed:
-        out += ["", "Fixed: " + ", ".join(f"`{cell(p)}`" for p in result.fixed)]
+        out += ["", "Fixed: " + ", ".join(code(located(p)) for p in result.fixed)]
     if result.diagnostics:
-        counts = Counter((d.code, d.name, d.path) for d in result.diagnostics)
+        counts = Counter((d.code, d.name, located(d.path)) for d in result.diagnostics)
         out += ["", "| code | rule | file | findings |", "|---|---|---|---|"]
-        out += [f"| {c} | {n} | `{cell(p)}` | {k} |" for (c, n, p), k in sorted(counts.items())]
+        out += [f"| {c} | {n} | {code(p)} | {k} |" for (c, n, p), k in sorted(counts.items())]
     broken = {d.path for d in result.diagnostics if d.severity is Severity.ERROR}
     chains = []
     for number, conversation in enumerate(_conversations(result)):
@@ -118,7 +118,7 @@ def render(result: LintResult, annotated: int | None = None) -> str:
             chains.append(f"\n({MAX_CHAINS} handoff chains shown; more conversations changed.)")
             break
         chains.append(
-            f"\n### Handoff chain of {cell(conversation.name)}\n\n{chain(conversation, broken)}"
+            f"\n### Handoff chain of {code(conversation.name)}\n\n{chain(conversation, broken)}"
         )
     head = "\n".join(out)
     tail = "\n".join(chains) + "\n"
@@ -130,7 +130,7 @@ def render(result: LintResult, annotated: int | None = None) -> str:
     used = sum(size(r) + 1 for r in rows)
     shown = 0
     for d in result.diagnostics:
-        row = _finding_row(d)
+        row = _finding_row(d, located(d.path))
         if used + size(row) + 1 > budget:
             break
         rows.append(row)
@@ -144,3 +144,8 @@ def render(result: LintResult, annotated: int | None = None) -> str:
         )
     rows += ["", "</details>"]
     return head + "\n" + "\n".join(rows) + "\n" + tail
+
+
+def render_failure(message: str) -> str:
+    """The job summary of a run that could not lint (exit code 2)."""
+    return f"## agent-lint\n\nagent-lint could not run: {code(message)}\n"

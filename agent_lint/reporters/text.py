@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_lint.diagnostics import Fix, Severity
+from agent_lint.escaping.workflow import inert
 from agent_lint.linter import LintResult
 from agent_lint.validators import RULES_BY_CODE
 
@@ -15,18 +16,23 @@ _DIM = "\033[2m"
 
 
 def render(result: LintResult, *, color: bool = False, quiet: bool = False) -> str:
-    """Render findings one per line, followed by a summary unless ``quiet``."""
+    """Render findings one per line, followed by a summary unless ``quiet``.
+
+    Paths and messages hold text from the linted repository: control
+    characters are shown as escapes and nothing can read as a GitHub workflow
+    command (:func:`agent_lint.escaping.workflow.inert`).
+    """
 
     def paint(value: str, code: str) -> str:
         return f"{code}{value}{_RESET}" if color else value
 
     lines = []
     for d in result.diagnostics:
-        where = paint(f"{d.path}:{d.line}:{d.column}:", _BOLD)
+        where = paint(f"{inert(d.path)}:{d.line}:{d.column}:", _BOLD)
         tone = _RED if d.severity is Severity.ERROR else _YELLOW
         code = paint(d.code, _BOLD + tone)
         fix = paint(" [*]", _CYAN) if d.fixable else ""
-        lines.append(f"{where} {code}{fix} {d.message}")
+        lines.append(f"{where} {code}{fix} {inert(d.message)}")
     if not quiet or result.diagnostics:
         lines.append(summary(result))
     return "\n".join(lines) + "\n" if lines else ""
@@ -38,7 +44,7 @@ def summary(result: LintResult) -> str:
     fixed = ""
     if result.fixed:
         fixed = f"Fixed {len(result.fixed)} file{'s' if len(result.fixed) != 1 else ''}: "
-        fixed += ", ".join(result.fixed) + "\n"
+        fixed += ", ".join(inert(path) for path in result.fixed) + "\n"
     if not result.diagnostics:
         return f"{fixed}All checks passed ({files})."
     parts = []

@@ -1,21 +1,52 @@
-"""AL6xx: what a change may do to files a git base already has (``--base REF``).
+"""AL6xx: what a change may do to the files its git base already has (``--base REF``).
 
-The checks themselves run in :mod:`agent_lint.gitgate`; this module declares
-the rules.
+The checks run in :mod:`agent_lint.gitgate`; this module declares the rules
+and the protected patterns they document. Which files are append-only is the
+kind registry's ``history`` policy (:mod:`agent_lint.kinds`);
+:data:`PROTECTED_PATTERNS` lists them for people, and a test keeps the two in
+step.
 """
 
 from __future__ import annotations
 
 from agent_lint.diagnostics import Rule
 
+#: Append-only files, relative to the agent dir: ``(pattern, what it is)``.
+#: ``<C>`` is a conversation folder, ``<M>`` a mission folder.
+PROTECTED_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("conversations/<C>/handoffs/H-NNN.json", "conversation handoff"),
+    ("conversations/<C>/handoffs/H-NNN.md", "its note"),
+    ("handoffs/H-*.json", "project handoff"),
+    ("handoffs/H-*.md", "its note"),
+    ("missions/<M>/handoffs/H-*.json", "mission handoff"),
+    ("missions/<M>/handoffs/H-*.md", "its note"),
+    ("missions/<M>/handoffs/YYYYMMDD-HHMMSS-<focus>.json", "mission handoff, runtime naming"),
+    ("missions/<M>/handoffs/YYYYMMDD-HHMMSS-<focus>.md", "its note"),
+)
+
+#: Write-once files: ``(pattern, what it is)``.
+WRITE_ONCE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("**/session-ref.json", "pinned session reference"),
+)
+
+
+def _listing(patterns: tuple[tuple[str, str], ...]) -> str:
+    return "; ".join(f"`{pattern}` ({what})" for pattern, what in patterns)
+
+
 MODIFIED = Rule(
     "AL601",
     "handoff-modified",
     "A handoff merged on the base branch was modified",
     "Reports a handoff file (conversation, project or mission scope, `.json` or its `.md` "
-    "note) that exists on the base and differs in the change. Handoffs are a record of what "
-    "was handed over; rewriting one changes history that other agents already resumed from. "
-    "Write a new handoff instead. The finding names the commit that merged the file.",
+    "note) that the merge-base of the change and the base holds and that differs in the "
+    "change, compared as git blobs (line-ending conversion of a checkout is not a change). "
+    "Handoffs are a record of what was handed over; rewriting one changes history that other "
+    "agents already resumed from. Write a new handoff instead. The finding names the commit "
+    "that merged the file and points at the first changed line. Protected files, relative to "
+    f"the agent dir: {_listing(PROTECTED_PATTERNS)}. The agent dir and the AL6xx settings "
+    "(select, ignore, severity, per-file-ignores, agent-dir) are read from the merge-base's "
+    "configuration, never from the change",
     "editing conversations/C-1/handoffs/H-002.json in a pull request",
     "adding conversations/C-1/handoffs/H-004.json",
 )
@@ -23,8 +54,9 @@ DELETED = Rule(
     "AL602",
     "handoff-deleted",
     "A handoff merged on the base branch was deleted",
-    "Reports a handoff file present on the base that the change deletes. The chain of "
-    "handoffs loses a link for good.",
+    "Reports a handoff file of the merge-base that the change deletes. The chain of "
+    "handoffs loses a link for good. A file the base gained after the change branched off "
+    "is not the change's to keep, so it is never reported.",
     "git rm conversations/C-1/handoffs/H-002.json",
     "keep merged handoffs; supersede them with a new handoff",
 )
@@ -32,7 +64,7 @@ RENAMED = Rule(
     "AL603",
     "handoff-renamed",
     "A handoff merged on the base branch was renamed",
-    "Reports a handoff file present on the base that the change moves to another path "
+    "Reports a handoff file of the merge-base that the change moves to another path "
     "(detected by identical content). References and numbering point at the old name.",
     "git mv handoffs/H-002.json handoffs/H-005.json",
     "leave H-002.json where it is",
@@ -40,11 +72,14 @@ RENAMED = Rule(
 BACKDATED = Rule(
     "AL604",
     "handoff-backdated",
-    "A new handoff sorts before the newest handoff on the base",
-    "Reports a handoff added by the change that sorts before the newest handoff the base "
-    "has in the same folder (by number for conversation handoffs, by the time in the id "
-    "for project and mission handoffs): it was back-dated or inserted into history.",
-    "base has H-20261103-120000-x.json; the change adds H-20261101-090000-y.json",
+    "A new handoff sorts before a handoff the branch already had",
+    "Reports a handoff added by the change that sorts before the newest handoff its folder "
+    "held where the change branched off the base (by number for conversation handoffs, by "
+    "the `YYYYMMDD-HHMMSS` time in the name for project and mission handoffs): it was "
+    "back-dated or inserted into history. Handoffs that reached the base in parallel, and a "
+    "base merged into the branch, do not count; after a rebase the branch starts at the "
+    "rebased-onto commit.",
+    "the branch started from H-20261103-120000-x.json; the change adds H-20261101-090000-y.json",
     "the change adds H-20261104-090000-y.json",
 )
 NUMBERING = Rule(
@@ -52,19 +87,66 @@ NUMBERING = Rule(
     "handoff-numbering",
     "A new conversation handoff does not continue the base's numbering",
     "Reports a conversation handoff added by the change whose number is not the next one "
-    "after the base's newest (base H-003: the change must add H-004, then H-005, …).",
-    "base has H-001..H-003; the change adds H-005",
+    "after the newest of the merge-base (merge-base H-003: the change must add H-004, then "
+    "H-005, …).",
+    "the merge-base has H-001..H-003; the change adds H-005",
     "the change adds H-004",
 )
 WRITE_ONCE_CHANGED = Rule(
     "AL606",
     "write-once-changed",
     "A write-once file pinned on the base was changed or deleted",
-    "Reports a write-once file such as `session-ref.json` whose value the base already "
+    "Reports a write-once file such as `session-ref.json` whose value the merge-base already "
     'pinned (`{"file": "/abs/path"}`) and that the change rewrites or deletes. It may go '
-    'from `{"file": null}` to a path once; after that it never changes.',
+    'from `{"file": null}` to a path once; after that it never changes. Write-once files: '
+    f"{_listing(WRITE_ONCE_PATTERNS)}.",
     'base {"file": "/sessions/a.jsonl"}; change {"file": "/sessions/b.jsonl"}',
     'base {"file": null}; change {"file": "/sessions/a.jsonl"}',
 )
+REPLACED = Rule(
+    "AL607",
+    "handoff-replaced",
+    "A merged handoff, or a folder holding merged handoffs, is no longer a regular file or folder",
+    "Reports a path of the merge-base that held append-only files and that the change "
+    "turns into a symbolic link, a submodule (gitlink), a nested repository or a file: the "
+    "agent dir moved elsewhere and linked back, a handoffs folder made a submodule, a "
+    "handoff replaced by a link. Git then no longer records the handoffs' content at their "
+    "paths, so a later change could rewrite them unseen. One finding per replaced path.",
+    "git mv .agent state && ln -s state .agent",
+    "keep the agent dir and its handoffs as regular folders and files",
+)
+AGENT_DIR_REMOVED = Rule(
+    "AL608",
+    "agent-dir-removed",
+    "The agent dir that holds merged handoffs was removed or moved",
+    "Reports that nothing is left at the agent dir named by the merge-base's configuration "
+    "while the merge-base holds append-only files there: the directory was deleted or moved "
+    "(also when the change's configuration names a new `agent-dir`, which takes effect only "
+    "once merged). One finding for the whole directory.",
+    'git mv .agent state, and agent-dir = "state" in .agent-lint.toml',
+    "keep the agent dir where the base has it; move it in a change of its own, reviewed as such",
+)
+GITLINK = Rule(
+    "AL609",
+    "gitlink-in-agent-dir",
+    "A submodule or nested git repository inside the agent dir",
+    "Reports a gitlink (submodule) or a folder with its own `.git` inside the agent dir. "
+    "Its files are not part of this repository's history: the append-only gate cannot see "
+    "them, and bumping the submodule could rewrite handoffs unseen. Keep agent state in the "
+    "repository itself (or run agent-lint in the nested repository: when the agent dir "
+    "itself has a `.git`, the gate uses that repository).",
+    "git submodule add ../handoffs .agent/conversations/C-1/handoffs",
+    "commit the handoff files themselves",
+)
 
-RULES = (MODIFIED, DELETED, RENAMED, BACKDATED, NUMBERING, WRITE_ONCE_CHANGED)
+RULES = (
+    MODIFIED,
+    DELETED,
+    RENAMED,
+    BACKDATED,
+    NUMBERING,
+    WRITE_ONCE_CHANGED,
+    REPLACED,
+    AGENT_DIR_REMOVED,
+    GITLINK,
+)

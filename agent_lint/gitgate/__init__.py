@@ -1,0 +1,343 @@
+"""The append-only gate (AL6xx): what a change did to the files its base already merged.
+
+What is protected is what the *merge-base* of the change and the base holds:
+a branch that is behind its base is judged on what it branched from, never on
+files the base gained since. The settings that decide the gate (which codes,
+severities, per-file ignores, the agent dir) come from the merge-base's
+configuration, read out of git, so the change under review cannot switch the
+gate off; when the change edits them, a notice says so. The change is the work
+tree, or with ``staged`` the git index. Git is only ever asked through
+:mod:`agent_lint.gitplumbing`, which lets no configured program run.
+
+When the agent dir has its own ``.git`` (a repository nested in the project
+and not tracked by it as a submodule), the gate works in that repository.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_lint.config import (
+    CONFIG_FILE,
+    Config,
+    ConfigError,
+    gate_config_from_text,
+    gate_settings,
+)
+from agent_lint.diagnostics import Diagnostic
+from agent_lint.discovery import AGENT_DIR_NAME, Target
+from agent_lint.gitgate.checks import Comparison, check
+from agent_lint.gitgate.snapshots import (
+    IndexSnapshot,
+    Snapshot,
+    TreeSnapshot,
+    WorkTreeSnapshot,
+)
+from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository
+from agent_lint.kinds import KIND_FOLDERS
+
+#: ``--base auto``: the upstream of the current branch, else the remote's default branch.
+AUTO = "auto"
+AUTO_CANDIDATES = ("@{upstream}", "origin/HEAD", "origin/main", "origin/master")
+_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the command line asked of the gate."""
+
+    base: str
+    staged: bool = False
+    select: Sequence[str] | None = None
+    ignore: Sequence[str] | None = None
+    explicit_config: Path | None = None
+
+
+@dataclass
+class Outcome:
+    """The gate's findings, the paths the change touched, notices, and its settings.
+
+    ``config`` holds the AL6xx settings (the merge-base's configuration with
+    the command line's ``--select``/``--ignore``); None when the gate did not run.
+    """
+
+    findings: list[Diagnostic] = field(default_factory=list)
+    changed: set[str] | None = None
+    notices: list[str] = field(default_factory=list)
+    config: Config | None = None
+
+
+def run(target: Target, request: Request) -> Outcome:
+    """Compare the change with the merge-base of HEAD and ``request.base``."""
+    try:
+        return _run(target, request)
+    except GitError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+def _run(target: Target, request: Request) -> Outcome:
+    auto = request.base == AUTO
+    repo = choose_repository(target.agent_dir)
+    if repo is None:
+        if auto:
+            return Outcome(notices=[f"{target.agent_dir} is not in a git repository: "
+                                    "the append-only gate (AL6xx) was skipped"])  # fmt: skip
+        raise ConfigError(f"--base needs a git repository, and {target.agent_dir} is not in one")
+    resolved = resolve_base(repo, request.base)
+    if resolved is None:
+        return Outcome(notices=["no base branch to compare with (no upstream branch, origin/HEAD, "
+                                "origin/main or origin/master): the append-only gate (AL6xx) "
+                                "was skipped"])  # fmt: skip
+    base, base_name = resolved
+    head = repo.commit("HEAD")
+    if head is None:
+        return Outcome(notices=["no commit yet: nothing is merged, so the append-only gate "
+                                "(AL6xx) has nothing to protect"])  # fmt: skip
+    merge_base = repo.merge_base(head, base)
+    if merge_base is None:
+        shallow = bool(repo.shallow_commits())
+        if auto and not shallow:
+            return Outcome(notices=[f"HEAD shares no history with {base_name}: the append-only "
+                                    "gate (AL6xx) was skipped"])  # fmt: skip
+        if shallow:
+            raise ConfigError(
+                f"HEAD and --base {base_name!r} have no common commit in this shallow clone. "
+                "Fetch more history (`git fetch --deepen=100`, or `git fetch --unshallow`), or "
+                "on GitHub Actions let the agent-lint action fetch it."
+            )
+        raise ConfigError(f"HEAD and --base {base_name!r} share no history: nothing to compare")
+    fork = fork_point(repo, head, base) or merge_base
+    settings = _Settings(repo, target, request, merge_base)
+    config, notices = settings.gate_config()
+    prefix = settings.agent_prefix(config)
+    change_prefix = settings.change_prefix
+    prefixes = {prefix, change_prefix}
+    base_tree = TreeSnapshot(repo, merge_base, [prefix])
+    fork_tree = base_tree if fork == merge_base else TreeSnapshot(repo, fork, [prefix])
+    change: Snapshot = (
+        IndexSnapshot(repo, prefixes) if request.staged else WorkTreeSnapshot(repo, prefixes)
+    )
+    comparison = Comparison(
+        base_name=base_name,
+        prefix=prefix,
+        change_prefix=change_prefix,
+        base=base_tree,
+        fork=fork_tree,
+        change=change,
+        display=settings.display,
+        merged_in=_MergedIn(repo, merge_base, base_name),
+    )
+    findings, changed = check(comparison)
+    return Outcome(findings, changed, notices, config)
+
+
+def choose_repository(agent_dir: Path) -> Repository | None:
+    """The repository the gate reads: the agent dir's own when it has a ``.git``.
+
+    An agent dir with a ``.git`` is a nested repository, unless the
+    repository around it records it as a submodule: then the outer
+    repository's change is under review (and the gitlink is a finding).
+    """
+    if os.path.lexists(agent_dir / ".git"):
+        outer = Repository.discover(agent_dir.parent)
+        if outer is not None:
+            path = _relative(agent_dir, outer.top)
+            entry = outer.ls_index([path]).get(path) if path else None
+            if entry is not None and entry.mode == MODE_GITLINK:
+                return outer
+    return Repository.discover(agent_dir)
+
+
+def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:
+    """The base commit and how to name it; None when ``auto`` finds nothing.
+
+    Raises :class:`ConfigError` with a hint fitting the situation when an
+    explicit revision does not resolve.
+    """
+    if spec == AUTO:
+        for candidate in AUTO_CANDIDATES:
+            commit = repo.commit(candidate)
+            if commit is not None:
+                return commit, repo.symbolic_name(candidate) or candidate
+        return None
+    commit = repo.commit(spec)
+    if commit is None:
+        hint = _hint(repo, spec)
+        raise ConfigError(f"--base {spec!r} is not a commit in this repository. {hint}")
+    return commit, spec
+
+
+def _hint(repo: Repository, spec: str) -> str:
+    remotes = repo.remotes()
+    if repo.commit("HEAD") is None:
+        return ("There is no commit yet; with `--base auto` the gate passes until a base "
+                "branch exists.")  # fmt: skip
+    if repo.shallow_commits():
+        return ("The clone is shallow and may lack it: fetch it (`git fetch --unshallow`), or "
+                "check out with `fetch-depth: 0` (actions/checkout).")  # fmt: skip
+    if not remotes:
+        return ("This repository has no remote to fetch it from: name a local branch, tag or "
+                "commit, or use `--base auto`.")  # fmt: skip
+    remote, _, branch = spec.partition("/")
+    if branch and remote in remotes:
+        return f"Fetch it first: `git fetch {remote} {branch}`."
+    if _SHA.match(spec):
+        return f"Fetch it first: `git fetch {remotes[0]} {spec}`."
+    return ("Name a branch, tag or commit of this repository (such as origin/main), or use "
+            "`--base auto`.")  # fmt: skip
+
+
+def fork_point(repo: Repository, head: str, base: str) -> str | None:
+    """Where the change's own line of history left the base.
+
+    Walks back from ``head`` through commits the base does not contain; at a
+    merge it follows a parent the base does not contain, so a base merged into
+    the branch (or GitHub's test merge of a pull request) is looked through.
+    The first commit the base contains is the fork point. None when the walk
+    ends at a root or the edge of a shallow clone.
+    """
+    graph = repo.parents_not_in(head, base)
+    commit = head
+    while commit in graph:
+        parents = graph.pop(commit)
+        if not parents:
+            return None
+        own = [p for p in parents if p in graph]
+        commit = own[0] if own else parents[0]
+    return commit
+
+
+def _relative(path: Path, top: Path) -> str | None:
+    """``path`` as a repository path of ``top`` (its parent folders resolved), or None outside."""
+    full = Path(os.path.realpath(path.parent)) / path.name if path.name else path
+    rel = os.path.relpath(full, os.path.realpath(top))
+    if rel == os.curdir:
+        return ""
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+class _Settings:
+    """The gate's configuration and folders, from the merge-base and the target."""
+
+    def __init__(self, repo: Repository, target: Target, request: Request, merge_base: str):
+        self.repo, self.target, self.request, self.merge_base = repo, target, request, merge_base
+        self.root = _relative(target.root, repo.top)
+        change = _relative(target.agent_dir, repo.top)
+        self.change_prefix = change if change is not None else ""
+        outside = os.path.relpath(os.path.realpath(repo.top), os.path.realpath(target.root))
+        self._top_from_root = outside.replace(os.sep, "/")
+
+    def display(self, path: str) -> str:
+        """A repository path as reported: relative to the linted repository root."""
+        if self.root is None:
+            return posixpath.join(self._top_from_root, path) if path else self._top_from_root
+        if not self.root:
+            return path
+        return posixpath.relpath(path or ".", self.root)
+
+    def gate_config(self) -> tuple[Config, list[str]]:
+        """The merge-base's gate settings with the command line's, and notices about them."""
+        current = self.target.config
+        sources = self._config_sources()
+        if sources is None:
+            return current, []  # the configuration is not part of the change under review
+        short = self.merge_base[:12]
+        notices: list[str] = []
+        base = Config()
+        for path in sources:
+            entry = self.repo.ls_tree(self.merge_base, path.rpartition("/")[0], recursive=False)
+            found = entry.get(path)
+            if found is None or not found.is_regular:
+                continue
+            data = self.repo.read_blobs([found.sha]).get(found.sha, b"")
+            try:
+                label = Path(f"{path}@{short}")
+                parsed = gate_config_from_text(data, posixpath.basename(path), label)
+            except ConfigError as exc:
+                notices.append(f"the merge-base's configuration cannot be read ({exc}); the "
+                               "append-only gate uses the default settings")  # fmt: skip
+                break
+            if parsed is not None:
+                base = parsed
+                break
+        request = self.request
+        base = base.with_cli(
+            list(request.select) if request.select is not None else None, list(request.ignore or ())
+        )
+        changed = [
+            key
+            for key, value in gate_settings(current).items()
+            if gate_settings(base)[key] != value
+        ]
+        if changed:
+            notices.append(
+                f"the change edits agent-lint settings that decide the append-only gate "
+                f"({', '.join(changed)}); until it is merged, the gate (AL6xx) follows the "
+                f"configuration of the merge-base {short}"
+            )
+        return base, notices
+
+    def _config_sources(self) -> list[str] | None:
+        """Repository paths of the configuration files, in precedence order; None if untracked."""
+        explicit = self.request.explicit_config
+        if explicit is not None:
+            path = _relative(explicit.absolute(), self.repo.top)
+            return [path] if path else None
+        if self.root is None:
+            return None
+        folder = f"{self.root}/" if self.root else ""
+        return [f"{folder}{CONFIG_FILE}", f"{folder}pyproject.toml"]
+
+    def agent_prefix(self, config: Config) -> str:
+        """The agent dir the merge-base's configuration names, as a repository path.
+
+        Without an ``agent-dir`` setting it is ``.agent`` when the merge-base
+        has one, else the repository root when that holds agent-state folders,
+        else the change's own agent dir (the base protects nothing there yet).
+        """
+        if self.root is None:
+            return self.change_prefix
+        join = (lambda name: f"{self.root}/{name}") if self.root else (lambda name: name)
+        if config.agent_dir:
+            return posixpath.normpath(join(config.agent_dir))
+        listing = self.repo.ls_tree(self.merge_base, self.root, recursive=False)
+        folders = {posixpath.basename(p) for p, e in listing.items() if e.mode == MODE_TREE}
+        if AGENT_DIR_NAME in folders or join(AGENT_DIR_NAME) in listing:
+            return join(AGENT_DIR_NAME)
+        if folders & KIND_FOLDERS:
+            return self.root
+        return self.change_prefix
+
+
+class _MergedIn:
+    """Names the base commit that added a file: ``a1b2c3d ("subject")``."""
+
+    def __init__(self, repo: Repository, merge_base: str, base_name: str) -> None:
+        self.repo, self.merge_base, self.base_name = repo, merge_base, base_name
+        self.shallow = repo.shallow_commits()
+        self.cache: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        if path not in self.cache:
+            self.cache[path] = self._lookup(path)
+        return self.cache[path]
+
+    def _lookup(self, path: str) -> str:
+        try:
+            found = self.repo.added_in(self.merge_base, path)
+        except GitError:
+            found = None
+        if found is None:
+            return f"the merge-base of {self.base_name}"
+        full, short, subject = found
+        named = f'{short} ("{subject}")' if subject else short
+        if full in self.shallow:
+            return f"{named} or earlier (the clone is shallow; history before it is missing)"
+        return named

@@ -1,0 +1,334 @@
+"""The AL6xx findings: what the change did to the append-only files of the merge-base.
+
+Works on snapshots only (:mod:`agent_lint.gitgate.snapshots`); git is not
+asked anything here except, through ``merged_in``, which commit merged a file.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from agent_lint.diagnostics import Diagnostic
+from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, under
+from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
+from agent_lint.handoffs import handoff_number
+from agent_lint.kinds import Format, History, Kind, classify
+from agent_lint.validators.history import (
+    AGENT_DIR_REMOVED,
+    BACKDATED,
+    DELETED,
+    GITLINK,
+    MODIFIED,
+    NUMBERING,
+    RENAMED,
+    REPLACED,
+    WRITE_ONCE_CHANGED,
+)
+
+_TIME = re.compile(r"^(?:H-)?(\d{8}-\d{6})(?:-|$)")
+
+
+def describe(mode: str) -> str:
+    """What an entry of the given git mode is, in words."""
+    if mode == MODE_GITLINK:
+        return "a submodule (gitlink) or nested git repository"
+    if mode == MODE_SYMLINK:
+        return "a symbolic link"
+    if mode in REGULAR_MODES:
+        return "a regular file"
+    return "a special file"
+
+
+@dataclass
+class Comparison:
+    """The two sides the gate compares and how to name things in messages.
+
+    ``prefix`` is the agent dir the merge-base's configuration names (a
+    repository path, ``""`` for the whole repository); ``base`` is the
+    merge-base's tree under it, ``fork`` the tree where the change's own line
+    of history left the base (the merge-base unless the change merged the base
+    in), ``change`` the index or the work tree.
+    """
+
+    base_name: str
+    prefix: str
+    change_prefix: str
+    base: TreeSnapshot
+    fork: TreeSnapshot
+    change: Snapshot
+    display: Callable[[str], str]
+    merged_in: Callable[[str], str]
+    findings: list[Diagnostic] = field(default_factory=list)
+
+    def relative(self, path: str) -> str:
+        """A repository path relative to the base's agent dir."""
+        return path[len(self.prefix) + 1 :] if self.prefix else path
+
+
+def protected_files(comparison: Comparison) -> dict[str, Kind]:
+    """The merge-base's append-only and write-once files (regular files only), by path."""
+    found = {}
+    for path, mode in comparison.base.modes.items():
+        if mode not in REGULAR_MODES:
+            continue
+        match = classify(comparison.relative(path))
+        if match is not None and match.kind.history is not History.FREE:
+            found[path] = match.kind
+    return found
+
+
+def check(comparison: Comparison) -> tuple[list[Diagnostic], set[str]]:
+    """Every AL6xx finding of the change, and the reported paths of the files it changed."""
+    c = comparison
+    protected = protected_files(c)
+    found: list[Diagnostic] = []
+    replaced_at: set[str] = set()
+    if protected and _agent_dir_gone(c):
+        found.append(_agent_dir_removed(c, protected))
+        protected = {}
+    groups: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(protected):
+        replaced = c.change.replaced(path)
+        if replaced is not None:
+            groups[replaced[0]].append(path)
+    for folder, paths in sorted(groups.items()):
+        replaced_at.add(folder)
+        found.append(_folder_replaced(c, folder, paths))
+    grouped = {path for paths in groups.values() for path in paths}
+    kept = {p: k for p, k in protected.items() if p not in grouped}
+    new_paths = {
+        path
+        for path, mode in c.change.modes.items()
+        if mode in REGULAR_MODES and path not in c.base.modes and under(path, c.prefix)
+    }
+    by_sha: dict[str, list[str]] = defaultdict(list)
+    missing = [p for p in kept if c.change.modes.get(p) is None]
+    if missing:
+        wanted = {c.base.sha(p) for p in missing}
+        for path in sorted(new_paths):
+            sha = c.change.sha(path)
+            if sha is not None and sha in wanted:
+                by_sha[sha].append(path)
+    if isinstance(c.base, TreeSnapshot):
+        c.base.prefetch(p for p in kept if kept[p].history is History.WRITE_ONCE)
+    renamed_to: set[str] = set()
+    for path in sorted(kept):
+        diagnostic = _protected(c, kept[path], path, by_sha)
+        if diagnostic is not None:
+            found.append(diagnostic)
+            if diagnostic.code == RENAMED.code:
+                renamed_to.update(by_sha.get(c.base.sha(path) or "", [])[:1])
+            if diagnostic.code == REPLACED.code:
+                replaced_at.add(path)
+    found.extend(_appended(c, new_paths - renamed_to))
+    found.extend(_gitlinks(c, replaced_at))
+    return found, _changed(c)
+
+
+def _agent_dir_gone(c: Comparison) -> bool:
+    """Nothing is left at the base's agent dir: no files, and no link or file in its place."""
+    if c.change.has_entries_under(c.prefix):
+        return False
+    probe = f"{c.prefix}/-" if c.prefix else "-"
+    return c.change.replaced(probe) is None
+
+
+def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> Diagnostic:
+    folder = c.prefix or "."
+    moved = ""
+    if c.change_prefix != c.prefix:
+        moved = f"; the change's agent dir is {c.display(c.change_prefix) or '.'}"
+    newest = max(protected)
+    return AGENT_DIR_REMOVED.at(
+        c.display(c.prefix) or ".",
+        f"the agent dir {folder} holds {len(protected)} append-only file"
+        f"{'s' if len(protected) != 1 else ''} merged on {c.base_name} (such as "
+        f"{c.relative(newest)}, merged in {c.merged_in(newest)}); the change removes or moves "
+        f"it{moved}. The gate protects the agent dir that {c.base_name}'s configuration names",
+        line=1,
+        column=1,
+    )
+
+
+def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> Diagnostic:
+    mode = c.change.mode_of(folder) or ""
+    count = len(paths)
+    return REPLACED.at(
+        c.display(folder),
+        f"{folder} holds {count} append-only file{'s' if count != 1 else ''} merged on "
+        f"{c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
+        f"{c.merged_in(paths[0])}); in the change it is {describe(mode)}, not a folder, so "
+        "they are no longer files of this repository",
+        line=1,
+        column=1,
+    )
+
+
+def _protected(
+    c: Comparison, kind: Kind, path: str, by_sha: dict[str, list[str]]
+) -> Diagnostic | None:
+    base_sha = c.base.sha(path)
+    mode = c.change.modes.get(path)
+    name = posixpath.basename(path)
+    shown = c.display(path)
+    if mode is not None and mode not in REGULAR_MODES:
+        return REPLACED.at(
+            shown,
+            f"{name} was merged in {c.merged_in(path)} as a regular file and is append-only; "
+            f"in the change it is {describe(mode)}",
+            line=1,
+            column=1,
+        )
+    now = c.change.sha(path) if mode is not None else None
+    if now == base_sha:
+        return None
+    if kind.history is History.WRITE_ONCE:
+        try:
+            pinned = json.loads(c.base.content(path) or b"null").get("file")
+        except (ValueError, AttributeError):
+            pinned = None
+        if pinned is None and now is not None:
+            return None  # the first time the reference is set
+        return WRITE_ONCE_CHANGED.at(
+            shown,
+            f"{name} was pinned to {json.dumps(pinned)} in {c.merged_in(path)} and is "
+            f"write-once; it was {'deleted' if now is None else 'changed'}",
+            line=1,
+            column=1,
+        )
+    if now is None:
+        targets = by_sha.get(base_sha or "", [])
+        if targets:
+            return RENAMED.at(
+                shown,
+                f"{name} was merged in {c.merged_in(path)} and is append-only; it was renamed "
+                f"to {c.display(targets[0])}",
+                line=1,
+                column=1,
+            )
+        return DELETED.at(
+            shown,
+            f"{name} was merged in {c.merged_in(path)} and is append-only; it was deleted",
+            line=1,
+            column=1,
+        )
+    return MODIFIED.at(
+        shown,
+        f"{name} was merged in {c.merged_in(path)} and is append-only; it was modified "
+        "(write a new handoff instead)",
+        line=_first_difference(c.base.content(path), c.change.content(path)),
+        column=1,
+    )
+
+
+def _first_difference(old: bytes | None, new: bytes | None) -> int:
+    """The 1-based number of the first line that differs (line endings aside)."""
+    if old is None or new is None:
+        return 1
+    before, after = old.splitlines(), new.splitlines()
+    for number, (a, b) in enumerate(zip(before, after, strict=False), start=1):
+        if a != b:
+            return number
+    return min(len(before), len(after)) + 1 if after else 1
+
+
+def sort_key(kind: Kind, path: str) -> tuple[int, str] | None:
+    """Where a handoff file sorts in its folder: by number, or by the time in its name.
+
+    None for a name that carries neither, which is never compared.
+    """
+    stem = posixpath.basename(path).rsplit(".", 1)[0]
+    if kind.name == "conversation-handoff":
+        number = handoff_number(stem)
+        return (number, stem) if number is not None else None
+    match = _TIME.match(stem)
+    return (int(match.group(1).replace("-", "")), stem) if match else None
+
+
+def _ordered_record(c: Comparison, path: str) -> tuple[Kind, tuple[int, str]] | None:
+    """The kind and sort key of an append-only JSON handoff record (notes are not ordered)."""
+    match = classify(c.relative(path))
+    if match is None or match.kind.history is not History.APPEND_ONLY:
+        return None
+    if match.kind.format is not Format.JSON:
+        return None
+    key = sort_key(match.kind, path)
+    return (match.kind, key) if key is not None else None
+
+
+def _newest(c: Comparison, snapshot: TreeSnapshot) -> dict[str, tuple[tuple[int, str], str]]:
+    newest: dict[str, tuple[tuple[int, str], str]] = {}
+    for path, mode in snapshot.modes.items():
+        ordered = _ordered_record(c, path) if mode in REGULAR_MODES else None
+        if ordered is None:
+            continue
+        folder = posixpath.dirname(path)
+        if folder not in newest or ordered[1] > newest[folder][0]:
+            newest[folder] = (ordered[1], path)
+    return newest
+
+
+def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
+    """New handoffs sort after the newest one of the fork point and continue the base's numbers."""
+    at_fork = _newest(c, c.fork)
+    at_base = at_fork if c.fork is c.base else _newest(c, c.base)
+    expected: dict[str, int] = {}
+    for path in sorted(new_paths, key=lambda p: (posixpath.dirname(p), p)):
+        ordered = _ordered_record(c, path)
+        if ordered is None:
+            continue
+        kind, key = ordered
+        folder, name = posixpath.dirname(path), posixpath.basename(path)
+        if folder in at_fork and key < at_fork[folder][0]:
+            yield BACKDATED.at(
+                c.display(path),
+                f"new handoff {name} sorts before {posixpath.basename(at_fork[folder][1])}, which "
+                f"this folder already held where the change branched off {c.base_name}: "
+                "handoffs are appended, never inserted",
+                line=1,
+                column=1,
+            )
+            continue
+        if kind.name == "conversation-handoff" and folder in at_base:
+            want = expected.get(folder, at_base[folder][0][0] + 1)
+            if key[0] != want:
+                yield NUMBERING.at(
+                    c.display(path),
+                    f"new handoff {name} does not continue the numbering of {c.base_name}: "
+                    f"the next handoff is H-{want:03d}",
+                    line=1,
+                    column=1,
+                )
+            expected[folder] = key[0] + 1
+
+
+def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[Diagnostic]:
+    """Submodules and nested repositories inside the agent dir (not the agent dir itself)."""
+    for path, mode in sorted(c.change.modes.items()):
+        if mode != MODE_GITLINK or path in reported or path in (c.prefix, c.change_prefix):
+            continue
+        if not (under(path, c.prefix) or under(path, c.change_prefix)):
+            continue
+        yield GITLINK.at(
+            c.display(path),
+            f"{posixpath.basename(path)} is a submodule (gitlink) or nested git repository inside "
+            "the agent dir: its files are not part of this repository's history, so the "
+            "append-only gate cannot see what happens to them",
+            line=1,
+            column=1,
+        )
+
+
+def _changed(c: Comparison) -> set[str]:
+    paths = {p for p, m in c.base.modes.items() if m in REGULAR_MODES}
+    paths |= {p for p, m in c.change.modes.items() if m in REGULAR_MODES}
+    return {
+        c.display(path)
+        for path in paths
+        if c.base.sha(path) != (c.change.sha(path) if path in c.change.modes else None)
+    }

@@ -1,0 +1,382 @@
+"""Safe, read-only access to a git repository through git's plumbing commands.
+
+Every git process agent-lint starts goes through :func:`Repository.run`. It
+runs the ``git`` executable with an environment and ``-c`` options that
+neutralise every program a repository or a user's git configuration can name:
+no fsmonitor, hook, clean/smudge filter, textconv, external diff, pager, gpg,
+credential helper or askpass program runs, and no transport is allowed, so
+nothing is fetched (not even the lazy fetch of a partial clone). The commands
+used only read objects and the index: ``rev-parse``, ``ls-tree -r -z``,
+``ls-files -s -z``, ``cat-file --batch``, ``merge-base``, ``rev-list`` and
+``log``. Nothing is checked out and no file of the work tree is written.
+
+Paths are bytes in git; they are decoded with ``surrogateescape`` so every
+byte sequence in a file name round-trips.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: ``-c`` settings given to every git command. Each one switches off a
+#: program that configuration could otherwise make git run.
+SAFE_CONFIG: tuple[tuple[str, str], ...] = (
+    ("core.fsmonitor", "false"),  # no fsmonitor hook or daemon
+    ("core.hooksPath", os.devnull),  # no hook (a path under which no hook exists)
+    ("core.pager", "cat"),
+    ("core.askPass", ""),
+    ("credential.helper", ""),  # an empty value clears the list of helpers
+    ("protocol.allow", "never"),  # no transport: no fetch, no ssh, no lazy fetch
+    ("log.showSignature", "false"),  # no gpg/ssh signature verification
+    ("core.virtualFilesystem", ""),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    ("color.ui", "never"),
+    ("submodule.recurse", "false"),
+)
+
+#: Environment variables kept from the caller's environment; every other
+#: ``GIT_*`` variable (GIT_DIR, GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND,
+#: GIT_CONFIG_PARAMETERS, GIT_EXEC_PATH, …) is dropped.
+_KEPT_GIT_VARIABLES = frozenset(
+    {
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    }
+)
+
+#: Modes of entries in git trees and the index.
+MODE_GITLINK = "160000"
+MODE_SYMLINK = "120000"
+MODE_TREE = "040000"
+REGULAR_MODES = frozenset({"100644", "100755", "100664"})
+
+#: Skip-worktree flag of an index entry as ``ls-files --debug`` prints it.
+_SKIP_WORKTREE = 0x40000000
+_TIMEOUT_SECONDS = 120
+
+
+class GitError(Exception):
+    """A git command failed or git is not available."""
+
+
+def environment(index_file: str | None = None) -> dict[str, str]:
+    """The environment of every git command (see the module docstring)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("GIT_") or key in _KEPT_GIT_VARIABLES
+    }
+    env.pop("SSH_ASKPASS", None)
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ASKPASS="",  # set but empty: git then runs no askpass program at all
+        GIT_PAGER="cat",
+        PAGER="cat",
+        GIT_OPTIONAL_LOCKS="0",  # never refresh and write the index as a side effect
+        GIT_NO_LAZY_FETCH="1",
+        GIT_LITERAL_PATHSPECS="1",  # a path is a path, never a glob or magic
+        GIT_NO_REPLACE_OBJECTS="1",
+        LC_ALL="C",
+    )
+    if index_file is not None:
+        env["GIT_INDEX_FILE"] = index_file
+    return env
+
+
+def command(*args: str) -> list[str]:
+    """The full argument list of a safe git command."""
+    options = [f"{key}={value}" for key, value in SAFE_CONFIG]
+    return ["git", "--no-pager", *(part for o in options for part in ("-c", o)), *args]
+
+
+def _run(
+    args: Sequence[str], cwd: Path, stdin: bytes | None = None, index_file: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(
+            command(*args),
+            cwd=cwd,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            env=environment(index_file),
+            timeout=_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed (it is needed for --base)") from exc
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitError(f"git {args[0]} failed: {exc}") from exc
+
+
+def decode(raw: bytes) -> str:
+    """A path from git's output; undecodable bytes survive as surrogates."""
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def encode(path: str) -> bytes:
+    """A path for git's input (the inverse of :func:`decode`)."""
+    return path.encode("utf-8", errors="surrogateescape")
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """An entry of a tree or the index: its mode and object id."""
+
+    mode: str
+    sha: str
+
+    @property
+    def is_regular(self) -> bool:
+        """A regular file (not a symlink, gitlink or folder)."""
+        return self.mode in REGULAR_MODES
+
+    @property
+    def kind(self) -> str:
+        """What the entry is, in words."""
+        if self.mode == MODE_GITLINK:
+            return "a submodule (gitlink)"
+        if self.mode == MODE_SYMLINK:
+            return "a symbolic link"
+        if self.mode == MODE_TREE:
+            return "a folder"
+        return "a regular file"
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """A stage-0 index entry with the stat data git recorded for it."""
+
+    mode: str
+    sha: str
+    mtime_ns: int
+    size: int
+    skip_worktree: bool
+
+
+def _split_z(data: bytes) -> Iterator[bytes]:
+    for record in data.split(b"\0"):
+        if record:
+            yield record
+
+
+@dataclass(frozen=True)
+class Repository:
+    """A git repository: its work tree and git directory."""
+
+    top: Path
+    git_dir: Path
+
+    def run(self, *args: str, stdin: bytes | None = None, index_file: str | None = None) -> bytes:
+        """Run a safe git command in the work tree; its stdout, or :class:`GitError`."""
+        done = _run(args, self.top, stdin, index_file)
+        if done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {args[0]}: {message[-1] if message else 'failed'}")
+        return done.stdout
+
+    def succeeds(self, *args: str) -> bool:
+        """Whether a safe git command exits 0."""
+        return _run(args, self.top).returncode == 0
+
+    @classmethod
+    def discover(cls, path: Path) -> Repository | None:
+        """The repository whose work tree holds ``path`` (None outside one)."""
+        folder = path if path.is_dir() else path.parent
+        top = _run(["rev-parse", "--show-toplevel"], folder)
+        if top.returncode != 0 and b"not a git repository" not in top.stderr:
+            message = top.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git: {message[-1] if message else 'cannot read the repository'}")
+        git_dir = _run(["rev-parse", "--absolute-git-dir"], folder)
+        if top.returncode != 0 or git_dir.returncode != 0 or not top.stdout.strip():
+            return None
+        return cls(Path(decode(top.stdout[:-1])), Path(decode(git_dir.stdout[:-1])))
+
+    def index_file(self) -> str | None:
+        """The index git is committing from, when a hook runs with GIT_INDEX_FILE.
+
+        ``git commit --only`` and ``git commit -a`` hand hooks a temporary
+        index; it is honoured only when it lives in this repository's git
+        directory, so an index of another repository is never read.
+        """
+        value = os.environ.get("GIT_INDEX_FILE")
+        if not value:
+            return None
+        candidate = Path(value) if os.path.isabs(value) else self.top / value
+        try:
+            resolved, git_dir = candidate.resolve(), self.git_dir.resolve()
+        except OSError:
+            return None
+        return str(resolved) if git_dir in resolved.parents else None
+
+    def index_path(self) -> Path:
+        """The file of the index in use."""
+        chosen = self.index_file()
+        return Path(chosen) if chosen else self.git_dir / "index"
+
+    def shallow_commits(self) -> set[str]:
+        """The commits at the boundary of a shallow clone (empty when not shallow)."""
+        path = self.git_dir / "shallow"
+        try:
+            return set(path.read_text(encoding="ascii").split())
+        except (OSError, UnicodeDecodeError):
+            return set()
+
+    def commit(self, revision: str) -> str | None:
+        """The commit id ``revision`` names, or None."""
+        args = ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"]
+        done = _run(args, self.top)
+        if done.returncode != 0:
+            return None
+        return done.stdout.decode("ascii", "replace").strip() or None
+
+    def symbolic_name(self, revision: str) -> str | None:
+        """The short ref name of ``revision`` (``@{upstream}`` -> ``origin/x``), or None."""
+        args = ["rev-parse", "--abbrev-ref", "--verify", "--quiet", "--end-of-options", revision]
+        done = _run(args, self.top)
+        name = decode(done.stdout).strip() if done.returncode == 0 else ""
+        return name or None
+
+    def remotes(self) -> list[str]:
+        """The names of the configured remotes."""
+        return decode(self.run("remote")).split()
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        """The best common ancestor of two commits, or None when they share no history."""
+        done = _run(["merge-base", "--end-of-options", a, b], self.top)
+        if done.returncode != 0:
+            return None
+        return done.stdout.decode("ascii").strip() or None
+
+    def parents_not_in(self, head: str, excluded: str) -> dict[str, list[str]]:
+        """Commits reachable from ``head`` but not from ``excluded``, with their parents."""
+        out = self.run("rev-list", "--parents", head, "--not", excluded, "--")
+        graph: dict[str, list[str]] = {}
+        for line in out.decode("ascii").splitlines():
+            commit, *parents = line.split()
+            graph[commit] = parents
+        return graph
+
+    def ls_tree(self, commit: str, prefix: str, recursive: bool = True) -> dict[str, TreeEntry]:
+        """Entries of ``commit``'s tree under ``prefix``: every file below it (submodules
+        as gitlinks), or with ``recursive=False`` the entries of the folder itself."""
+        args = ["ls-tree", "-z", "--full-tree", commit]
+        if recursive:
+            args.insert(1, "-r")
+        if prefix:
+            args += ["--", prefix if recursive else prefix + "/"]
+        entries: dict[str, TreeEntry] = {}
+        for record in _split_z(self.run(*args)):
+            meta, _, path = record.partition(b"\t")
+            mode, _kind, sha = meta.decode("ascii").split()
+            entries[decode(path)] = TreeEntry(mode, sha)
+        return entries
+
+    def ls_index(self, prefixes: Iterable[str]) -> dict[str, IndexEntry]:
+        """Stage-0 entries of the index under ``prefixes``, with their stat data.
+
+        ``ls-files`` reads every index format git writes (versions 2-4, split
+        and sparse indexes, which it expands) and runs no filter.
+        """
+        args = ["ls-files", "-s", "-z", "--debug"]
+        wanted = [p for p in prefixes if p]
+        if wanted:
+            args += ["--", *wanted]
+        out = self.run(*args, index_file=self.index_file())
+        entries: dict[str, IndexEntry] = {}
+        position = 0
+        while position < len(out):
+            end = out.index(b"\0", position)
+            meta, _, path = out[position:end].partition(b"\t")
+            position = end + 1
+            stat: dict[str, int] = {}
+            for _ in range(5):  # ctime, mtime, dev/ino, uid/gid, size/flags
+                line_end = out.index(b"\n", position)
+                for field in out[position:line_end].decode("ascii").split("\t"):
+                    name, _, value = field.strip().partition(": ")
+                    stat[name] = _stat_value(name, value)
+                position = line_end + 1
+            mode, sha, stage = meta.decode("ascii").split()
+            if stage != "0":
+                continue
+            entries[decode(path)] = IndexEntry(
+                mode,
+                sha,
+                stat.get("mtime", 0),
+                stat.get("size", 0),
+                bool(stat.get("flags", 0) & _SKIP_WORKTREE),
+            )
+        return entries
+
+    def read_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """The contents of blobs by id (one ``cat-file --batch`` process); missing ones left out."""
+        wanted = sorted(set(shas))
+        if not wanted:
+            return {}
+        out = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        position = 0
+        while position < len(out):
+            end = out.index(b"\n", position)
+            header = out[position:end].decode("ascii", "replace").split()
+            position = end + 1
+            if len(header) != 3:
+                continue  # "<name> missing"
+            sha, kind, size = header[0], header[1], int(header[2])
+            if kind == "blob":
+                blobs[sha] = out[position : position + size]
+            position += size + 1
+        return blobs
+
+    def config_value(self, key: str) -> str | None:
+        """One value of git configuration (``git config --get``), or None."""
+        done = _run(["config", "--get", "--end-of-options", key], self.top)
+        return decode(done.stdout).strip() if done.returncode == 0 else None
+
+    def attributes(self, paths: Sequence[str], names: Sequence[str]) -> dict[str, dict[str, str]]:
+        """Git attributes of ``paths`` (``check-attr``; reads .gitattributes, runs nothing)."""
+        if not paths:
+            return {}
+        out = self.run(
+            "check-attr", "-z", "--stdin", *names, stdin=b"".join(encode(p) + b"\0" for p in paths)
+        )
+        fields = out.split(b"\0")
+        found: dict[str, dict[str, str]] = {}
+        for i in range(0, len(fields) - 2, 3):
+            path, name, value = decode(fields[i]), decode(fields[i + 1]), decode(fields[i + 2])
+            found.setdefault(path, {})[name] = value
+        return found
+
+    def added_in(self, commit: str, path: str) -> tuple[str, str, str] | None:
+        """``(full id, short id, subject)``: the newest commit up to ``commit`` adding ``path``."""
+        done = _run(
+            ["log", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--no-renames",
+             "--no-notes", "--diff-filter=A", "--format=%H%x00%h%x00%s", "-1", commit, "--", path],
+            self.top,
+        )  # fmt: skip
+        if done.returncode != 0:
+            return None
+        full, _, rest = decode(done.stdout).strip().partition("\0")
+        short, _, subject = rest.partition("\0")
+        return (full, short, subject) if full else None
+
+
+def _stat_value(name: str, value: str) -> int:
+    """A number of ``ls-files --debug`` output (``sec:nsec`` times in nanoseconds)."""
+    if name in ("ctime", "mtime"):
+        seconds, _, nanos = value.partition(":")
+        return int(seconds) * 1_000_000_000 + int(nanos or 0)
+    if name == "flags":
+        return int(value, 16)
+    try:
+        return int(value)
+    except ValueError:
+        return 0

@@ -1,0 +1,126 @@
+"""Choosing the base: ``--base auto``, and usage errors that say what to do."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from gitrepo import CONV, add_conversation_handoff, commit_all, edit, git, make_repo
+
+from agent_lint.cli import main
+
+
+def gate(repo: Path, capsys, *args: str) -> tuple[int, list[tuple[str, str]], str]:
+    """Run the gate in text mode: exit code, (code, message) of each finding, stderr."""
+    code = main([str(repo), "--select", "AL6", "--output-format", "json", *args])
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    return code, [(d["code"], d["message"]) for d in report["diagnostics"]], err
+
+
+def rewrite(repo: Path) -> None:
+    edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+
+
+def _clone(tmp_path: Path) -> tuple[Path, Path]:
+    origin = make_repo(tmp_path, name="origin")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    return origin, clone
+
+
+def test_auto_uses_the_upstream_of_the_current_branch(tmp_path, capsys):
+    origin, clone = _clone(tmp_path)
+    git(origin, "checkout", "-q", "-b", "dev")
+    git(origin, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    commit_all(origin, "dev ends at H-002")
+    git(clone, "fetch", "-q", "origin")
+    git(clone, "checkout", "-q", "-b", "feature", "--track", "origin/dev")
+    add_conversation_handoff(clone, 4)
+    code, found, _ = gate(clone, capsys, "--base", "auto")
+    assert code == 1
+    assert found == [("AL605", "new handoff H-004.json does not continue the numbering of "
+                               "origin/dev: the next handoff is H-003")]  # fmt: skip
+
+
+@pytest.mark.parametrize("remote_ref", ["main", "master"])
+def test_auto_falls_back_to_the_remote_default_branch(tmp_path, capsys, remote_ref):
+    repo = make_repo(tmp_path)
+    git(repo, "update-ref", f"refs/remotes/origin/{remote_ref}", "HEAD")
+    git(repo, "checkout", "-q", "-b", "feature")  # no upstream
+    rewrite(repo)
+    code, found, _ = gate(repo, capsys, "--base", "auto")
+    assert code == 1 and [c for c, _ in found] == ["AL601"]
+
+
+def test_auto_prefers_origin_head(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "update-ref", "refs/remotes/origin/trunk", "HEAD")
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+    git(repo, "checkout", "-q", "-b", "feature")
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-001.md")
+    code, found, _ = gate(repo, capsys, "--base", "auto")
+    assert found[0][0] == "AL602" and "merged in" in found[0][1]
+
+
+def test_auto_without_any_base_passes_with_one_notice(tmp_path, capsys):
+    repo = make_repo(tmp_path)  # no remote at all
+    rewrite(repo)
+    assert main([str(repo), "--select", "AL6", "--base", "auto"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("All checks passed")
+    assert err.count("\n") == 1 and err.startswith("agent-lint: notice: no base branch")
+
+
+def test_first_commit_passes_with_one_notice(tmp_path, capsys):
+    repo = tmp_path / "new"
+    shutil.copytree(FIXTURES / "valid", repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    assert main([str(repo), "--select", "AL6", "--staged", "--base", "auto"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("agent-lint: notice: ")
+    # An explicit base still has to exist; the hint says what to do instead.
+    assert main([str(repo), "--select", "AL6", "--staged", "--base", "main"]) == 2
+    assert "There is no commit yet; with `--base auto`" in capsys.readouterr().err
+
+
+def test_auto_outside_a_repository_is_a_notice(tmp_path, capsys):
+    shutil.copytree(FIXTURES / "valid", tmp_path / "plain")
+    (tmp_path / "plain" / ".git").mkdir()  # an empty .git stops the search for a parent
+    assert main([str(tmp_path / "plain"), "--select", "AL6", "--base", "auto"]) == 0
+    assert "not in a git repository" in capsys.readouterr().err
+
+
+def test_unknown_base_without_a_remote(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    assert main([str(repo), "--base", "origin/main"]) == 2
+    err = capsys.readouterr().err
+    assert "'origin/main' is not a commit" in err
+    assert "no remote to fetch it from" in err and "git fetch" not in err
+
+
+def test_unknown_base_with_a_remote_says_how_to_fetch_it(tmp_path, capsys):
+    _, clone = _clone(tmp_path)
+    assert main([str(clone), "--base", "origin/release"]) == 2
+    assert "Fetch it first: `git fetch origin release`." in capsys.readouterr().err
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    assert main([str(clone), "--base", sha]) == 2
+    assert f"`git fetch origin {sha}`" in capsys.readouterr().err
+
+
+def test_a_base_that_looks_like_an_option_is_not_one(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    assert main([str(repo), "--base=--output=/tmp/x"]) == 2
+    assert "is not a commit" in capsys.readouterr().err
+
+
+def test_unrelated_history(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "--orphan", "other")
+    commit_all(repo, "unrelated")
+    assert main([str(repo), "--select", "AL6", "--base", "main"]) == 2
+    assert "share no history" in capsys.readouterr().err

@@ -1,0 +1,234 @@
+"""The change under review cannot switch the gate off: every bypass is a finding.
+
+Each scenario runs in both modes: the work tree, and the index (``--staged``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from gitrepo import CONV, ENV, add_conversation_handoff, commit_all, edit, git, make_repo
+
+from agent_lint.cli import main
+
+MODES = ["worktree", "staged"]
+H002 = f"{CONV}/handoffs/H-002.json"
+
+
+def lint(repo: Path, capsys, mode: str, *args: str) -> tuple[int, dict, str]:
+    """Run the gate; exit code, the JSON report and stderr."""
+    extra = ["--staged"] if mode == "staged" else []
+    if mode == "staged":
+        git(repo, "add", "-A")
+    code = main([str(repo), "--base", "main", "--output-format", "json", *extra, *args])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def found(report: dict) -> list[tuple[str, str]]:
+    """The gate's findings (other checks also see the rewritten record)."""
+    return [(d["code"], d["path"]) for d in report["diagnostics"] if d["code"].startswith("AL6")]
+
+
+def rewrite_h002(repo: Path) -> None:
+    edit(repo / H002, '"task_complete"', '"timeout"')
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "file, text",
+    [
+        (".agent-lint.toml", 'ignore = ["AL6"]\n'),
+        (".agent-lint.toml", 'select = ["AL1"]\n'),
+        ("pyproject.toml", '[tool.agent-lint.per-file-ignores]\n"*/handoffs/*" = ["AL6"]\n'),
+        (".agent-lint.toml", '[severity]\nAL6 = "warning"\n'),
+    ],
+    ids=["ignore", "select", "per-file-ignores", "severity"],
+)
+def test_the_change_cannot_configure_the_gate_away(tmp_path, capsys, mode, file, text):
+    repo = make_repo(tmp_path)
+    (repo / file).write_text(text)
+    rewrite_h002(repo)
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL601", H002)]
+    assert next(d for d in report["diagnostics"] if d["code"] == "AL601")["severity"] == "error"
+    [notice] = report["notices"]
+    assert "the change edits agent-lint settings that decide the append-only gate" in notice
+
+
+def test_the_notice_is_on_stderr_in_text_output(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text('ignore = ["AL601"]\n')
+    rewrite_h002(repo)
+    assert main([str(repo), "--base", "main", "--select", "AL6"]) == 1
+    out, err = capsys.readouterr()
+    assert "AL601" in out
+    assert err.startswith("agent-lint: notice: the change edits agent-lint settings") and "(ignore)" in err
+
+
+def test_settings_merged_on_the_base_do_apply(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text('[severity]\nAL601 = "warning"\n')
+    commit_all(repo, "handoff rewrites are warnings here")
+    rewrite_h002(repo)
+    code, report, _ = lint(repo, capsys, "worktree", "--select", "AL6")
+    assert code == 0 and report["diagnostics"][0]["severity"] == "warning"
+    assert "notices" not in report
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_moving_the_agent_dir_with_its_configuration(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    git(repo, "mv", ".agent", "state")
+    (repo / ".agent-lint.toml").write_text('agent-dir = "state"\n')
+    rewrite = repo / "state/conversations/C-payments-refactor/handoffs/H-002.json"
+    edit(rewrite, '"task_complete"', '"timeout"')
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL608", ".agent")]
+    [finding] = [d for d in report["diagnostics"] if d["code"] == "AL608"]
+    assert "the change's agent dir is state" in finding["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_agent_dir_moved_and_linked_back(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    git(repo, "mv", ".agent", "state")
+    os.symlink("state", repo / ".agent")
+    rewrite_h002(repo)  # through the link
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL607", ".agent")]
+    [finding] = [d for d in report["diagnostics"] if d["code"] == "AL607"]
+    assert "in the change it is a symbolic link" in finding["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_handoff_replaced_by_a_symlink(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    handoff = repo / H002
+    copy = repo / ".agent/artifacts/H-002-copy.json"
+    shutil.copy(handoff, copy)
+    handoff.unlink()
+    os.symlink("../../../artifacts/H-002-copy.json", handoff)
+    code, report, _ = lint(repo, capsys, mode)
+    assert found(report) == [("AL607", H002)]
+
+
+def _submodule(repo: Path, folder: str) -> str:
+    """Turn ``folder`` into a nested repository recorded as a gitlink; its commit id."""
+    env = {**os.environ, **ENV, "HOME": str(repo.parent)}
+    path = repo / folder
+    git(repo, "rm", "-q", "-r", "--cached", folder)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True, env=env)
+    subprocess.run(["git", "add", "-A"], cwd=path, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", "handoffs"], cwd=path, check=True, env=env)
+    sha = git(path, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},{folder}")
+    return sha
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_handoffs_folder_turned_into_a_submodule(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    folder = f"{CONV}/handoffs"
+    _submodule(repo, folder)
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL607", folder)]
+    [finding] = [d for d in report["diagnostics"] if d["code"] == "AL607"]
+    assert "a submodule (gitlink)" in finding["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bumping_a_merged_submodule_inside_the_agent_dir(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    folder = f"{CONV}/handoffs"
+    _submodule(repo, folder)
+    git(repo, "commit", "-q", "-m", "handoffs as a submodule (as if it had been merged)")
+    nested = repo / folder
+    edit(nested / "H-002.json", '"task_complete"', '"timeout"')
+    git(nested, "commit", "-q", "-am", "rewrite H-002 inside the submodule")
+    git(repo, "update-index", "--cacheinfo", f"160000,{git(nested, 'rev-parse', 'HEAD')},{folder}")
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL609", folder)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_any_gitlink_inside_the_agent_dir(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    vendor = repo / ".agent/artifacts/vendored"
+    vendor.mkdir()
+    (vendor / "README.md").write_text("vendored\n")
+    git(repo, "add", "-A")
+    _submodule(repo, ".agent/artifacts/vendored")
+    code, report, _ = lint(repo, capsys, mode)
+    assert found(report) == [("AL609", ".agent/artifacts/vendored")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_runtime_named_mission_handoffs_and_notes_are_protected(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    folder = ".agent/missions/M-001/handoffs"
+    edit(repo / folder / "20261103-090000-ms-002-gateway.json", "MS-002 started", "MS-002 done")
+    edit(repo / folder / "20261103-090000-ms-002-gateway.md", "started", "finished")
+    edit(repo / folder / "H-20261102-143000-ms-001-done.md", "complete", "finished")
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [
+        ("AL601", f"{folder}/20261103-090000-ms-002-gateway.json"),
+        ("AL601", f"{folder}/20261103-090000-ms-002-gateway.md"),
+        ("AL601", f"{folder}/H-20261102-143000-ms-001-done.md"),
+    ]
+
+
+def _nested_project(tmp_path: Path) -> Path:
+    """A project whose .agent/ is its own repository, ignored by the project's."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copytree(make_repo(tmp_path) / ".agent", project / ".agent")
+    (project / ".gitignore").write_text(".agent/\n")
+    (project / "README.md").write_text("project\n")
+    git(project, "init", "-q", "-b", "main")
+    commit_all(project, "the project")
+    agent = project / ".agent"
+    git(agent, "init", "-q", "-b", "main")
+    commit_all(agent, "agent state")
+    return project
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nested_agent_repository(tmp_path, capsys, mode):
+    project = _nested_project(tmp_path)
+    agent = project / ".agent"
+    edit(agent / "conversations/C-payments-refactor/handoffs/H-002.json", '"task_complete"',
+         '"timeout"')  # fmt: skip
+    add_conversation_handoff(agent.parent, 4)
+    if mode == "staged":
+        git(agent, "add", "-A")
+    extra = ["--staged"] if mode == "staged" else []
+    code = main([str(project), "--base", "main", "--select", "AL6", "--output-format", "json",
+                 *extra])  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert found(report) == [("AL601", H002)]
+    assert 'merged in' in report["diagnostics"][0]["message"]
+    assert '("agent state")' in report["diagnostics"][0]["message"]
+
+
+def test_nested_agent_repository_runs_the_gate_from_inside(tmp_path, capsys, monkeypatch):
+    project = _nested_project(tmp_path)
+    agent = project / ".agent"
+    edit(agent / "handoffs/H-20261103-120000-release-prep.md", "#", "# rewritten")
+    monkeypatch.chdir(agent)
+    code = main(["--base", "main", "--select", "AL6", "--output-format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert found(report) == [("AL601", ".agent/handoffs/H-20261103-120000-release-prep.md")]
