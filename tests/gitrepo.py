@@ -73,7 +73,8 @@ def add_conversation_handoff(repo: Path, number: int, conversation: Path | None 
 
 def add_project_handoff(repo: Path, stamp: str, slug: str, folder: str = PROJECT) -> Path:
     """Write a project (or mission) handoff named by time: ``H-<stamp>-<slug>.json``."""
-    template = json.loads((FIXTURES / "valid" / PROJECT / "H-20261103-120000-release-prep.json").read_text())  # fmt: skip
+    source = FIXTURES / "valid" / PROJECT / "H-20261103-120000-release-prep.json"
+    template = json.loads(source.read_text())
     handoff_id = f"H-{stamp}-{slug}"
     day, clock = stamp.split("-")
     template["handoff_id"] = handoff_id

@@ -46,8 +46,7 @@ def wheelhouse() -> None:
     """Download the wheels once per set of requirements, constraints and Python version."""
     constraints = REPO / "constraints.txt"
     key = hashlib.sha256(
-        "\n".join([*_requirements(), constraints.read_text(encoding="utf-8"), sys.version])
-        .encode()
+        "\n".join([*_requirements(), constraints.read_text(encoding="utf-8"), sys.version]).encode()
     ).hexdigest()
     marker = WHEELHOUSE / ".provisioned"
     if marker.is_file() and marker.read_text(encoding="ascii").strip() == key:

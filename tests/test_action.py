@@ -1,4 +1,9 @@
-"""The composite GitHub Action: its metadata, the README workflow, and its steps run locally."""
+"""The composite GitHub Action: its metadata, the README workflow, and its steps run locally.
+
+The steps' scripts run as GitHub runs them (bash, the environment files,
+expressions only through ``env``), installing agent-lint offline from the
+wheelhouse that ``tests/provision.py`` fills.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
-from conftest import REPO
-from gitrepo import git, make_repo
+from conftest import CACHE, REPO, provisioned
+from gitrepo import CONV, ENV, add_conversation_handoff, commit_all, edit, git, make_repo
 from ruamel.yaml import YAML
 
 ACTION = YAML(typ="safe").load((REPO / "action.yml").read_text(encoding="utf-8"))
 README = (REPO / "README.md").read_text(encoding="utf-8")
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
-CONV = ".agent/conversations/C-payments-refactor"
+STEPS = {step.get("id", step["name"]): step for step in ACTION["runs"]["steps"]}
 
 
 def readme_workflow() -> str:
@@ -49,13 +55,38 @@ def test_every_uses_is_pinned_to_a_commit():
     assert uses and all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in uses), uses
 
 
+def test_outputs():
+    assert set(ACTION["outputs"]) == {"exit-code", "errors", "warnings", "sarif-file"}
+
+
 def test_readme_workflow_settings():
     workflow = YAML(typ="safe").load(readme_workflow())
+    assert set(workflow["on"]) == {"pull_request", "merge_group"}
     assert workflow["permissions"] == {}
     [job] = workflow["jobs"].values()
     assert job["permissions"] == {"contents": "read", "security-events": "write"}
     checkout = job["steps"][0]
-    assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
+    assert checkout["with"] == {"persist-credentials": False}  # the action fetches the rest
+
+
+def test_constraints_pin_every_runtime_dependency():
+    from packaging.requirements import Requirement
+
+    pinned = {
+        Requirement(line).name.lower().replace("_", "-")
+        for line in (REPO / "constraints.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    pyproject = (REPO / "pyproject.toml").read_text()
+    import tomllib
+
+    project = tomllib.loads(pyproject)
+    needed = [*project["project"]["dependencies"], *project["build-system"]["requires"]]
+    names = {Requirement(r).name.lower().replace("_", "-") for r in needed}
+    assert names <= pinned, names - pinned
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            assert re.match(r"^[\w.-]+==[\w.]+(; .+)?$", line), line
 
 
 def _tool(name: str) -> str:
@@ -85,39 +116,61 @@ def test_actionlint_and_zizmor_are_clean(tmp_path):
 
 
 class Runner:
-    """Runs the action's steps like GitHub does, with its environment files."""
+    """Runs the action's ``run`` steps like GitHub does, with its environment files."""
 
-    def __init__(self, tmp_path: Path, workspace: Path, inputs: dict[str, str]) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        workspace: Path,
+        inputs: dict[str, str] | None = None,
+        event: dict[str, Any] | None = None,
+        event_name: str = "pull_request",
+    ) -> None:
         self.tmp = tmp_path
         self.workspace = workspace
         self.inputs = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
-        self.inputs.update(inputs)
-        self.outputs: dict[str, dict[str, str]] = {"python": {"python-path": sys.executable}}
+        self.inputs.update(inputs or {})
+        self.event = event or {}
+        self.event_name = event_name
+        self.outputs: dict[str, dict[str, str]] = {
+            "python": {"python-path": sys.executable, "python-version": "3.x"}
+        }
         self.summary = tmp_path / "step-summary.md"
         self.summary.write_text("")
-        (tmp_path / "runner").mkdir(exist_ok=True)
+        self.temp = tmp_path / "runner"
+        self.temp.mkdir(exist_ok=True)
 
     def value(self, expression: str) -> str:
         scope, _, rest = expression.partition(".")
         if scope == "inputs":
-            return self.inputs[rest]
-        if scope == "github" and rest == "action_path":
-            return str(REPO)
+            return EXPRESSION.sub(lambda m: self.value(m.group(1)), self.inputs[rest])
+        if scope == "github":
+            if rest == "action_path":
+                return str(REPO)
+            if rest == "token":
+                return ""
+            if rest == "event_name":
+                return self.event_name
+            value: Any = self.event
+            for key in rest.removeprefix("event.").split("."):
+                value = value.get(key, {}) if isinstance(value, dict) else {}
+            return value if isinstance(value, str) else ""
+        if scope == "runner":
+            return {"temp": str(self.temp), "os": "Linux", "arch": "X64"}[rest]
         if scope == "steps":
             step, _, output = rest.partition(".outputs.")
             return self.outputs.get(step, {}).get(output, "")
         raise AssertionError(f"unexpected expression {expression}")
 
-    def run(
-        self, step: dict[str, Any], extra_env: dict[str, str]
-    ) -> subprocess.CompletedProcess[str]:
-        output = self.tmp / f"output-{step['id']}"
+    def run(self, step_id: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+        step = STEPS[step_id]
+        output = self.tmp / f"output-{step_id}"
         output.write_text("")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GIT_"))}
+        env.update(ENV, HOME=str(self.tmp))
         env.update(
             GITHUB_ACTIONS="true", GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(self.summary),
-            GITHUB_BASE_REF="main", GITHUB_WORKSPACE=str(self.workspace),
-            RUNNER_TEMP=str(self.tmp / "runner"), **extra_env,
+            GITHUB_WORKSPACE=str(self.workspace), RUNNER_TEMP=str(self.temp), **extra_env,
         )  # fmt: skip
         for name, raw in step.get("env", {}).items():
             env[name] = EXPRESSION.sub(lambda m: self.value(m.group(1)), str(raw))
@@ -125,46 +178,79 @@ class Runner:
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
             cwd=self.workspace, env=env, capture_output=True, text=True,
         )  # fmt: skip
-        self.outputs[step["id"]] = dict(
+        self.outputs[step_id] = dict(
             line.split("=", 1) for line in output.read_text().splitlines() if "=" in line
         )
         return done
 
+    def install(self, **extra_env: str) -> None:
+        prepared = self.run("prepare")
+        assert prepared.returncode == 0, prepared.stderr
+        assert re.fullmatch(r"[0-9a-f]{16}", self.outputs["prepare"]["constraints"])
+        wheelhouse = provisioned("AGENT_LINT_WHEELHOUSE", CACHE / "wheelhouse")
+        installed = self.run(
+            "install", PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse), **extra_env
+        )
+        assert installed.returncode == 0, installed.stderr[-3000:]
 
-def _pip_offline() -> dict[str, str]:
-    location = os.environ.get("AGENT_LINT_WHEELHOUSE")
-    if not location or not Path(location).is_dir():
-        if os.environ.get("AGENT_LINT_REQUIRE_WHEELHOUSE"):
-            pytest.fail("AGENT_LINT_WHEELHOUSE must name a folder of wheels (see .ci/run)")
-        pytest.skip("set AGENT_LINT_WHEELHOUSE to a folder of dependency wheels (see .ci/run)")
-    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": location}
+    def lint(self) -> subprocess.CompletedProcess[str]:
+        fetched = self.run("fetch")
+        assert fetched.returncode == 0, fetched.stderr
+        return self.run("lint")
 
 
-def test_action_steps_produce_annotations_summary_and_sarif(tmp_path):
-    pip = _pip_offline()
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict[str, str]:
+    """agent-lint installed by the action's own steps, offline; the install step's outputs."""
+    tmp = tmp_path_factory.mktemp("action-install")
+    runner = Runner(tmp, tmp)
+    runner.install()
+    return runner.outputs["install"]
+
+
+def pull_request(repo: Path, base: str = "main") -> dict[str, Any]:
+    """The part of a pull_request event the action reads."""
+    return {
+        "pull_request": {
+            "base": {"sha": git(repo, "rev-parse", base)},
+            "head": {"sha": git(repo, "rev-parse", "HEAD")},
+        }
+    }
+
+
+def _runner(tmp_path, repo, installed, **kw: Any) -> Runner:
+    runner = Runner(tmp_path, repo, **kw)
+    runner.outputs["install"] = installed
+    return runner
+
+
+def _sarif_schema() -> dict[str, Any]:
+    path = provisioned("AGENT_LINT_SARIF_SCHEMA", CACHE / "sarif-schema-2.1.0.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+def test_pull_request_annotations_summary_sarif_and_outputs(tmp_path, installed):
     repo = make_repo(tmp_path)
-    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
-    steps = {step["id"]: step for step in ACTION["runs"]["steps"]}
-    runner = Runner(tmp_path, repo, {"sarif-file": "agent-lint.sarif"})
-
-    installed = runner.run(steps["install"], pip)
-    assert installed.returncode == 0, installed.stderr[-3000:]
-    assert Path(runner.outputs["install"]["bin"], "agent-lint").is_file()
-
-    clean = runner.run(steps["lint"], {})
-    assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert runner.outputs["lint"] == {"exit-code": "0"}
-    assert "All checks passed" in runner.summary.read_text()
+    git(repo, "checkout", "-q", "-b", "change")
+    clean = _runner(tmp_path, repo, installed, event=pull_request(repo))
+    done = clean.lint()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert clean.outputs["lint"]["exit-code"] == "0"
+    assert (clean.outputs["lint"]["errors"], clean.outputs["lint"]["warnings"]) == ("0", "0")
+    assert "All checks passed" in clean.summary.read_text()
 
     # A pull request that rewrites a merged handoff and breaks the chain.
     handoff = repo / CONV / "handoffs/H-002.json"
     record = json.loads(handoff.read_text())
     record["from_agent"]["agent_id"] = "someone-else"
     handoff.write_text(json.dumps(record, indent=2) + "\n")
-    runner.summary.write_text("")
-    failed = runner.run(steps["lint"], {})
+    commit_all(repo, "rewrite H-002")
+    runner = _runner(tmp_path, repo, installed, event=pull_request(repo))
+    failed = runner.lint()
     assert failed.returncode == 1
-    assert runner.outputs["lint"] == {"exit-code": "1"}
+    outputs = runner.outputs["lint"]
+    assert outputs["exit-code"] == "1" and int(outputs["errors"]) >= 2
     annotations = failed.stdout.splitlines()
     assert any(
         a.startswith(f"::error file={CONV}/handoffs/H-002.json,line=") and "title=AL601" in a
@@ -173,9 +259,165 @@ def test_action_steps_produce_annotations_summary_and_sarif(tmp_path):
     assert any("title=AL404" in a for a in annotations)
     summary = runner.summary.read_text()
     assert "| AL601 | handoff-modified |" in summary and "| AL404 |" in summary
-    assert "### Handoff chain of C-payments-refactor" in summary
-    chain = summary.split("### Handoff chain of C-payments-refactor", 1)[1]
+    assert "### Handoff chain of `C-payments-refactor`" in summary
+    chain = summary.split("### Handoff chain of `C-payments-refactor`", 1)[1]
     assert "```mermaid" in chain and "chain broken before H-002" in chain and "linkStyle" in chain
     assert "C-onboarding" not in summary  # only changed conversations are drawn
-    sarif = json.loads((repo / "agent-lint.sarif").read_text())
+    sarif_path = Path(outputs["sarif-file"])
+    assert sarif_path == tmp_path / "runner" / "agent-lint.sarif"
+    sarif = json.loads(sarif_path.read_text())
     assert {r["ruleId"] for r in sarif["runs"][0]["results"]} >= {"AL601", "AL404"}
+
+
+@pytest.mark.slow
+def test_merge_group_takes_its_base_from_the_event(tmp_path, installed):
+    repo = make_repo(tmp_path)
+    base = git(repo, "rev-parse", "HEAD")
+    edit(repo / CONV / "handoffs/H-001.md", "#", "# rewritten")
+    commit_all(repo, "queued change")
+    event = {"merge_group": {"base_sha": base, "head_sha": git(repo, "rev-parse", "HEAD")}}
+    runner = _runner(tmp_path, repo, installed, event=event, event_name="merge_group")
+    done = runner.lint()
+    assert done.returncode == 1 and "title=AL601" in done.stdout
+
+
+@pytest.mark.slow
+def test_no_gate_outside_pull_requests(tmp_path, installed):
+    repo = make_repo(tmp_path)
+    edit(repo / CONV / "handoffs/H-001.md", "#", "# rewritten")
+    runner = _runner(tmp_path, repo, installed, event_name="push")
+    assert runner.lint().returncode == 0
+
+
+@pytest.mark.slow
+def test_fix_fails_the_step_when_a_file_needed_fixing(tmp_path, installed):
+    repo = make_repo(tmp_path)
+    state = repo / CONV / "handoffs/state.json"
+    state.unlink()
+    commit_all(repo, "forgot state.json")
+    runner = _runner(tmp_path, repo, installed, inputs={"fix": "true"}, event_name="push")
+    done = runner.lint()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert runner.outputs["lint"]["exit-code"] == "1"
+    assert state.is_file()  # fixed in the checkout only
+    assert "::notice title=agent-lint --fix::" in done.stdout
+    # Nothing to fix: the step passes.
+    commit_all(repo, "state.json")
+    again = _runner(tmp_path, repo, installed, inputs={"fix": "true"}, event_name="push")
+    assert again.lint().returncode == 0
+
+
+@pytest.mark.slow
+def test_annotations_are_relative_to_the_workspace(tmp_path, installed):
+    workspace = tmp_path / "monorepo"
+    (workspace / "services").mkdir(parents=True)
+    make_repo(tmp_path, name="pay").rename(workspace / "services" / "pay")
+    shutil.rmtree(workspace / "services" / "pay" / ".git")
+    git(workspace, "init", "-q", "-b", "main")
+    commit_all(workspace, "monorepo")
+    edit(workspace / "services/pay" / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+    commit_all(workspace, "rewrite")
+    event = {"pull_request": {"base": {"sha": git(workspace, "rev-parse", "HEAD~1")},
+                              "head": {"sha": git(workspace, "rev-parse", "HEAD")}}}  # fmt: skip
+    runner = _runner(tmp_path, workspace, installed, inputs={"path": "services/pay"}, event=event)
+    done = runner.lint()
+    assert done.returncode == 1
+    assert f"::error file=services/pay/{CONV}/handoffs/H-002.json,line=17," in done.stdout
+    sarif = json.loads(Path(runner.outputs["lint"]["sarif-file"]).read_text())
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert f"services/pay/{CONV}/handoffs/H-002.json" in uris
+
+
+@pytest.mark.slow
+def test_sarif_is_written_when_agent_lint_cannot_run(tmp_path, installed):
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text("no-such-setting = 1\n")
+    sarif_path = tmp_path / "report.sarif"
+    runner = _runner(
+        tmp_path, repo, installed, inputs={"sarif-file": str(sarif_path)}, event_name="push"
+    )
+    done = runner.lint()
+    assert done.returncode == 2
+    assert runner.outputs["lint"] == {
+        "exit-code": "2", "errors": "0", "warnings": "0", "sarif-file": str(sarif_path)
+    }  # fmt: skip
+    log = json.loads(sarif_path.read_text())
+    schema = _sarif_schema()
+    assert list(jsonschema.validators.validator_for(schema)(schema).iter_errors(log)) == []
+    [invocation] = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert "no-such-setting" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+    assert "could not run" in runner.summary.read_text()
+
+
+@pytest.mark.slow
+def test_fetches_only_the_history_a_merge_base_needs(tmp_path, installed):
+    """A depth-1 checkout of GitHub's test merge: the action deepens until the bases meet."""
+    origin = make_repo(tmp_path, name="origin")
+    for number in range(40):
+        (origin / "log.txt").write_text(f"{number}\n")
+        commit_all(origin, f"main {number}")
+    git(origin, "checkout", "-q", "-b", "change")
+    add_conversation_handoff(origin, 4)
+    commit_all(origin, "H-004")
+    edit(origin / CONV / "handoffs/H-001.md", "#", "# rewritten")
+    commit_all(origin, "rewrite H-001")
+    head = git(origin, "rev-parse", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    (origin / "log.txt").write_text("after the fork\n")
+    base = commit_all(origin, "main moves on")
+    git(origin, "checkout", "-q", "--detach", base)
+    git(origin, "merge", "-q", "--no-ff", "--no-edit", head)
+    git(origin, "update-ref", "refs/pull/1/merge", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    clone = tmp_path / "checkout"
+    git(tmp_path, "init", "-q", str(clone))
+    git(clone, "remote", "add", "origin", origin.as_uri())
+    git(clone, "fetch", "-q", "--depth=1", "origin", "refs/pull/1/merge")
+    git(clone, "checkout", "-q", "--detach", "FETCH_HEAD")
+    event = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}
+    runner = _runner(tmp_path, clone, installed, event=event)
+    done = runner.lint()
+    assert done.returncode == 1, done.stderr
+    assert [line.split(",")[0] for line in done.stdout.splitlines() if "title=AL6" in line] == [
+        f"::error file={CONV}/handoffs/H-001.md"
+    ]
+    assert git(clone, "rev-parse", "--is-shallow-repository") == "true"
+    assert int(git(clone, "rev-list", "--count", "--all")) < 40  # not the whole history
+
+
+def _fake_windows_python(tmp_path: Path) -> Path:
+    """A Python whose ``-m venv`` lays out a Windows environment (Scripts/python.exe)."""
+    script = tmp_path / "windows-python"
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then\n'
+        f'  "{sys.executable}" -m venv "$3/real" || exit 1\n'
+        '  mkdir -p "$3/Scripts"\n'
+        '  printf \'#!/bin/sh\\nexec "%s" "$@"\\n\' "$3/real/bin/python" \\\n'
+        '    > "$3/Scripts/python.exe"\n'
+        '  chmod +x "$3/Scripts/python.exe"\n'
+        "  exit 0\n"
+        "fi\n"
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.slow
+def test_windows_virtual_environment_layout(tmp_path):
+    runner = Runner(tmp_path, tmp_path)
+    runner.outputs["python"]["python-path"] = str(_fake_windows_python(tmp_path))
+    runner.install()
+    python = Path(runner.outputs["install"]["python"])
+    assert python == tmp_path / "runner" / "agent-lint-venv" / "Scripts" / "python.exe"
+    repo = make_repo(tmp_path)
+    lint = Runner(tmp_path, repo, event_name="push")
+    lint.outputs["install"] = runner.outputs["install"]
+    done = lint.lint()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert lint.outputs["lint"]["exit-code"] == "0"

@@ -248,10 +248,10 @@ def test_staged_reads_a_sparse_index(tmp_path, capsys):
     assert not (repo / PROJECT).exists()  # outside the sparse checkout
     _rewrite_h002(repo)
     git(repo, "add", "-A")
-    code, found = run(repo, capsys, "--base", "main", "--staged")
+    _, found = run(repo, capsys, "--base", "main", "--staged")
     assert [d["code"] for d in found] == ["AL601"]
     # Files outside the sparse checkout are as the index has them, not deleted.
-    code, found = run(repo, capsys, "--base", "main")
+    _, found = run(repo, capsys, "--base", "main")
     assert [d["code"] for d in found] == ["AL601"]
 
 
@@ -265,7 +265,7 @@ def test_file_names_that_are_not_utf8(tmp_path, capsys, mode):
     commit_all(repo, "a note with a Latin-1 name")
     git(repo, "branch", "base")
     _rewrite_h002(repo)
-    code, found = run(repo, capsys, "--base", "base", mode=mode)
+    _, found = run(repo, capsys, "--base", "base", mode=mode)
     assert [d["code"] for d in found] == ["AL601"]
 
 
@@ -279,9 +279,7 @@ def test_partial_commit_index_from_the_hook_environment(tmp_path, capsys, monkey
     env_git = {**os.environ, "GIT_INDEX_FILE": str(temporary)}
     import subprocess
 
-    subprocess.run(
-        ["git", "add", f"{CONV}/handoffs/H-002.json"], cwd=repo, env=env_git, check=True
-    )
+    subprocess.run(["git", "add", f"{CONV}/handoffs/H-002.json"], cwd=repo, env=env_git, check=True)
     assert run(repo, capsys, "--base", "main", "--staged")[1] == []  # the real index
     monkeypatch.setenv("GIT_INDEX_FILE", str(temporary))
     assert [d["code"] for d in run(repo, capsys, "--base", "main", "--staged")[1]] == ["AL601"]

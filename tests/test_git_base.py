@@ -62,7 +62,7 @@ def test_auto_prefers_origin_head(tmp_path, capsys):
     git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
     git(repo, "checkout", "-q", "-b", "feature")
     git(repo, "rm", "-q", f"{CONV}/handoffs/H-001.md")
-    code, found, _ = gate(repo, capsys, "--base", "auto")
+    _, found, _ = gate(repo, capsys, "--base", "auto")
     assert found[0][0] == "AL602" and "merged in" in found[0][1]
 
 

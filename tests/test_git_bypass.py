@@ -69,7 +69,8 @@ def test_the_notice_is_on_stderr_in_text_output(tmp_path, capsys):
     assert main([str(repo), "--base", "main", "--select", "AL6"]) == 1
     out, err = capsys.readouterr()
     assert "AL601" in out
-    assert err.startswith("agent-lint: notice: the change edits agent-lint settings") and "(ignore)" in err
+    assert err.startswith("agent-lint: notice: the change edits agent-lint settings")
+    assert "(ignore)" in err
 
 
 def test_settings_merged_on_the_base_do_apply(tmp_path, capsys):
@@ -117,7 +118,7 @@ def test_handoff_replaced_by_a_symlink(tmp_path, capsys, mode):
     shutil.copy(handoff, copy)
     handoff.unlink()
     os.symlink("../../../artifacts/H-002-copy.json", handoff)
-    code, report, _ = lint(repo, capsys, mode)
+    _, report, _ = lint(repo, capsys, mode)
     assert found(report) == [("AL607", H002)]
 
 
@@ -169,7 +170,7 @@ def test_any_gitlink_inside_the_agent_dir(tmp_path, capsys, mode):
     (vendor / "README.md").write_text("vendored\n")
     git(repo, "add", "-A")
     _submodule(repo, ".agent/artifacts/vendored")
-    code, report, _ = lint(repo, capsys, mode)
+    _, report, _ = lint(repo, capsys, mode)
     assert found(report) == [("AL609", ".agent/artifacts/vendored")]
 
 
@@ -219,7 +220,7 @@ def test_nested_agent_repository(tmp_path, capsys, mode):
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert found(report) == [("AL601", H002)]
-    assert 'merged in' in report["diagnostics"][0]["message"]
+    assert "merged in" in report["diagnostics"][0]["message"]
     assert '("agent state")' in report["diagnostics"][0]["message"]
 
 

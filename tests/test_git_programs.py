@@ -44,7 +44,6 @@ _SIGNED_COMMIT = """tree {tree}
 author Agent Tester <agent@example.invalid> 1793966400 +0000
 committer Agent Tester <agent@example.invalid> 1793966400 +0000
 gpgsig -----BEGIN PGP SIGNATURE-----
- 
  iQEzBAABCAAdFiEEAAAAAAAAAAAAAAAAAAAAAAAAAAAFAmAAAAAACgkQAAAAAAAA
  =AAAA
  -----END PGP SIGNATURE-----

@@ -65,5 +65,5 @@ def test_every_rule_is_in_the_readme():
 def test_readme_test_command_is_what_ci_runs():
     readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
     ci = (TESTS.parent / ".ci" / "run").read_text(encoding="utf-8")
-    command = "python -m pip install -e '.[test]' && python -m pytest"
+    command = "python -m pip install -e '.[test]' && python tests/provision.py && python -m pytest"
     assert command in readme and command in ci

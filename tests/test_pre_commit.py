@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REPO
+from conftest import CACHE, FIXTURES, REPO, provisioned
 from gitrepo import ENV, git, make_repo
 from ruamel.yaml import YAML
 
@@ -39,18 +39,13 @@ def test_hook_manifest_settings():
 
 
 def _wheelhouse() -> Path:
-    location = os.environ.get("AGENT_LINT_WHEELHOUSE")
-    if location and Path(location).is_dir():
-        return Path(location)
-    if os.environ.get("AGENT_LINT_REQUIRE_WHEELHOUSE"):
-        pytest.fail("AGENT_LINT_WHEELHOUSE must name a folder of wheels (see .ci/run)")
-    pytest.skip("set AGENT_LINT_WHEELHOUSE to a folder of dependency wheels (see .ci/run)")
+    return provisioned("AGENT_LINT_WHEELHOUSE", CACHE / "wheelhouse")
 
 
-def _pre_commit_env(tmp_path: Path) -> dict[str, str]:
+def _pre_commit_env(tmp_path: Path, home: Path | None = None) -> dict[str, str]:
     env = {**os.environ, **ENV, "HOME": str(tmp_path)}
     env.update(
-        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        PRE_COMMIT_HOME=str(home or tmp_path / "pre-commit-home"),
         PIP_NO_INDEX="1",
         PIP_FIND_LINKS=str(_wheelhouse()),
         PIP_DISABLE_PIP_VERSION_CHECK="1",
@@ -90,11 +85,15 @@ def _append_handoff(repo: Path) -> None:
     (repo / CONV / "handoffs/H-004.md").write_text("# H-004: cortex-main -> codex-main\n")
 
 
-def test_real_pre_commit_blocks_fixes_and_passes(tmp_path):
-    env = _pre_commit_env(tmp_path)
-    hooks, rev = _hook_repository(tmp_path)
-    repo = make_repo(tmp_path)
-    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+@pytest.fixture(scope="module")
+def hook_repository(tmp_path_factory) -> tuple[Path, str, Path]:
+    """This checkout as a hook repository, and one pre-commit home for the module's tests."""
+    tmp = tmp_path_factory.mktemp("hooks")
+    hooks, rev = _hook_repository(tmp)
+    return hooks, rev, tmp / "pre-commit-home"
+
+
+def _install_hooks(repo: Path, env: dict[str, str], hooks: Path, rev: str) -> None:
     (repo / ".pre-commit-config.yaml").write_text(
         "repos:\n"
         f"  - repo: {hooks.as_uri()}\n"
@@ -109,6 +108,15 @@ def test_real_pre_commit_blocks_fixes_and_passes(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr
+
+
+@pytest.mark.slow
+def test_real_pre_commit_blocks_fixes_and_passes(tmp_path, hook_repository):
+    hooks, rev, home = hook_repository
+    env = _pre_commit_env(tmp_path, home)
+    repo = make_repo(tmp_path)
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    _install_hooks(repo, env, hooks, rev)
     git(repo, "add", ".pre-commit-config.yaml")
 
     # A commit that rewrites a merged handoff is refused, with the findings shown.
@@ -137,3 +145,30 @@ def test_real_pre_commit_blocks_fixes_and_passes(tmp_path):
     passed = _commit(repo, env, "append H-004")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "agent-lint append-only handoffs" in passed.stdout + passed.stderr
+
+
+@pytest.mark.slow
+def test_first_commit_and_a_repository_without_a_remote_pass(tmp_path, hook_repository):
+    """No base yet: the handoffs hook says so once and lets the commit through."""
+    hooks, rev, home = hook_repository
+    env = _pre_commit_env(tmp_path, home)
+    repo = tmp_path / "new"
+    shutil.copytree(FIXTURES / "valid", repo)
+    git(repo, "init", "-q", "-b", "master")
+    _install_hooks(repo, env, hooks, rev)
+    first = _commit(repo, env, "first commit")
+    shown = first.stdout + first.stderr
+    assert first.returncode == 0, shown
+    assert "agent-lint append-only handoffs" in shown and "Passed" in shown
+    # Later commits on master, still without a remote: rewriting a handoff passes the
+    # gate (nothing names a base), while the other hooks keep checking.
+    handoff = repo / CONV / "handoffs/H-001.md"
+    handoff.write_text(handoff.read_text() + "more\n")
+    second = _commit(repo, env, "second commit")
+    assert second.returncode == 0, second.stdout + second.stderr
+    # Once origin/master exists, the gate protects what it has.
+    git(repo, "update-ref", "refs/remotes/origin/master", "HEAD")
+    handoff.write_text("rewritten\n")
+    refused = _commit(repo, env, "rewrite")
+    assert refused.returncode != 0
+    assert "AL601" in refused.stdout + refused.stderr

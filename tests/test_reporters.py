@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import FIXTURES
+from conftest import CACHE, FIXTURES, provisioned
 
 from agent_lint.cli import main
 from agent_lint.diagnostics import Diagnostic, Severity
@@ -93,7 +92,7 @@ def test_github_escaping_and_columns():
     first, second = out.splitlines()
     assert first == (
         "::error file=dir%2Cx/a%3Ab.json,line=2,endLine=2,col=3,endColumn=9,title=AL101"
-        "::100%25 broken%0Anext line (missing-required-field)"
+        "::100%25 broken\\nnext line (missing-required-field)"
     )
     # Spans over several lines carry no columns, as GitHub requires.
     assert second.startswith("::warning file=a.json,line=2,endLine=4,title=AL005::")
@@ -123,12 +122,8 @@ def test_sarif_fingerprints_are_stable_across_line_moves():
 
 
 def _sarif_schema() -> dict:
-    location = os.environ.get(SARIF_SCHEMA_ENV)
-    if not location or not Path(location).is_file():
-        if os.environ.get("AGENT_LINT_REQUIRE_SARIF_SCHEMA"):
-            pytest.fail(f"{SARIF_SCHEMA_ENV} must name the SARIF 2.1.0 schema file")
-        pytest.skip(f"set {SARIF_SCHEMA_ENV} to the SARIF 2.1.0 schema (see .ci/run)")
-    return json.loads(Path(location).read_text(encoding="utf-8"))
+    path = provisioned(SARIF_SCHEMA_ENV, CACHE / "sarif-schema-2.1.0.json")
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("fixture", ["valid", "broken-schema", "broken-files", "broken-identity"])
@@ -172,5 +167,6 @@ def test_summary_escapes_repository_text():
     from agent_lint.reporters import summary
 
     text = summary.render(_result(_diag(message="a | b <script>", path="x|y.json")))
-    assert "<script>" not in text and "&lt;script&gt;" in text
-    assert "x\\|y.json" in text
+    # Repository text is a code span: GitHub shows it literally, never as HTML or a link.
+    assert "| `a \\| b <script>` |" in text
+    assert "`x\\|y.json`" in text

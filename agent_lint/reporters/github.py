@@ -30,6 +30,13 @@ def render(result: LintResult, workspace: Path | None = None) -> str:
     ``workspace`` (the checkout) when given. Notices of the run come first.
     """
     lines = [f"::notice title=agent-lint::{workflow.message(n)}" for n in result.notices]
+    if result.fixed:
+        paths = ", ".join(workspace_path(p, result.root, workspace) for p in result.fixed)
+        fixed = (
+            f"fixed {len(result.fixed)} stale derived file(s) in this checkout only: {paths}; "
+            "commit the output of `agent-lint --fix`"
+        )
+        lines.append(f"::notice title=agent-lint --fix::{workflow.message(fixed)}")
     shown = selected(result)
     for d in shown:
         level = "error" if d.severity is Severity.ERROR else "warning"
