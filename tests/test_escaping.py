@@ -118,6 +118,10 @@ def hostile_repo(tmp_path: Path) -> Path:
         'x"]\n```\n# Injected heading\n[link](http://evil.example)\n```'
     )
     handoff.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    decision = repo / ".agent/decisions/D-002.json"
+    data = json.loads(decision.read_text(encoding="utf-8"))
+    data["key\x1b[2J\n::error::forged"] = 1  # an unknown key, quoted in the finding
+    decision.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return repo
 
 
@@ -130,6 +134,7 @@ def test_text_output(hostile_repo, capsys):
     assert sum(1 for line in lines if "AL001" in line) == len(NAMES)
     assert ".agent/decisions/line\\nbreak.json:1:3: AL001" in out
     assert ".agent/decisions/esc\\x1b[2J.json:1:3: AL001" in out
+    assert 'AL102 unknown field "key\\x1b[2J\\n::error::forged"' in out
 
 
 def test_github_output(hostile_repo, capsys, monkeypatch):

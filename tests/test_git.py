@@ -288,3 +288,62 @@ def test_partial_commit_index_from_the_hook_environment(tmp_path, capsys, monkey
     shutil.copy(temporary, outside)
     monkeypatch.setenv("GIT_INDEX_FILE", str(outside))
     assert run(repo, capsys, "--base", "main", "--staged")[1] == []
+
+
+# --- What is protected --------------------------------------------------------------
+
+
+def _example(pattern: str) -> str:
+    """A concrete path for a documented pattern."""
+    return (
+        pattern.replace("**/", "subagents/x/")
+        .replace("<C>", "C-1")
+        .replace("<M>", "M-1")
+        .replace("H-NNN", "H-001")
+        .replace("H-*", "H-20261101-090000-x")
+        .replace("YYYYMMDD-HHMMSS-<focus>", "20261101-090000-x")
+    )
+
+
+def test_documented_patterns_are_the_registry_policy():
+    from agent_lint.kinds import KINDS, History, classify
+    from agent_lint.validators.history import PROTECTED_PATTERNS, WRITE_ONCE_PATTERNS
+
+    covered = set()
+    for patterns, history in ((PROTECTED_PATTERNS, History.APPEND_ONLY),
+                              (WRITE_ONCE_PATTERNS, History.WRITE_ONCE)):  # fmt: skip
+        for pattern, _ in patterns:
+            match = classify(_example(pattern))
+            assert match is not None and match.kind.history is history, pattern
+            covered.add(match.kind.name)
+    assert covered == {k.name for k in KINDS if k.history is not History.FREE}
+
+
+def test_explain_lists_the_protected_patterns(capsys):
+    from agent_lint.validators.history import PROTECTED_PATTERNS
+
+    assert main(["--explain", "AL601"]) == 0
+    page = capsys.readouterr().out
+    for pattern, _ in PROTECTED_PATTERNS:
+        assert f"`{pattern}`" in page
+    assert "missions/<M>/handoffs/YYYYMMDD-HHMMSS-<focus>.json" in page
+
+
+def test_check_in_conversions():
+    from agent_lint.gitgate.snapshots import crlf_action, to_git
+
+    def staged() -> bytes:
+        return b"a\nb\n"
+
+    crlf = b"a\r\nb\r\n"
+    assert to_git(crlf, {}, "true", staged) == b"a\nb\n"
+    assert to_git(crlf, {}, "false", staged) == crlf
+    assert to_git(crlf, {"text": "unset"}, "true", staged) == crlf
+    assert to_git(crlf, {"eol": "crlf"}, "false", staged) == b"a\nb\n"
+    assert to_git(crlf, {"text": "auto"}, "false", lambda: b"a\r\nb\r\n") == crlf  # CR indexed
+    assert to_git(b"\0binary\r\n", {}, "true", staged) == b"\0binary\r\n"
+    assert to_git(b"$Id: 123 $\n", {"ident": "set"}, "false", staged) == b"$Id$\n"
+    utf16 = "caf\u00e9\n".encode("utf-16")
+    assert to_git(utf16, {"working-tree-encoding": "UTF-16"}, "false", staged) == "caf\u00e9\n".encode()
+    assert crlf_action({"crlf": "input"}, "false") == "text"
+    assert crlf_action({}, "input") == "auto"
