@@ -343,7 +343,9 @@ def test_check_in_conversions():
     assert to_git(crlf, {"text": "auto"}, "false", lambda: b"a\r\nb\r\n") == crlf  # CR indexed
     assert to_git(b"\0binary\r\n", {}, "true", staged) == b"\0binary\r\n"
     assert to_git(b"$Id: 123 $\n", {"ident": "set"}, "false", staged) == b"$Id$\n"
-    utf16 = "caf\u00e9\n".encode("utf-16")
-    assert to_git(utf16, {"working-tree-encoding": "UTF-16"}, "false", staged) == "caf\u00e9\n".encode()
+    text = "caf\u00e9\n"
+    assert to_git(text.encode("utf-16"), {"working-tree-encoding": "UTF-16"}, "false", staged) == (
+        text.encode()
+    )
     assert crlf_action({"crlf": "input"}, "false") == "text"
     assert crlf_action({}, "input") == "auto"

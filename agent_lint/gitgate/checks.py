@@ -114,8 +114,7 @@ def check(comparison: Comparison) -> tuple[list[Diagnostic], set[str]]:
             sha = c.change.sha(path)
             if sha is not None and sha in wanted:
                 by_sha[sha].append(path)
-    if isinstance(c.base, TreeSnapshot):
-        c.base.prefetch(p for p in kept if kept[p].history is History.WRITE_ONCE)
+    c.base.prefetch(p for p in kept if kept[p].history is History.WRITE_ONCE)
     renamed_to: set[str] = set()
     for path in sorted(kept):
         diagnostic = _protected(c, kept[path], path, by_sha)

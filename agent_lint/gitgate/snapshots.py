@@ -21,12 +21,14 @@ import os
 import re
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from agent_lint.gitplumbing import (
     MODE_GITLINK,
     MODE_SYMLINK,
+    MODE_TREE,
+    REGULAR_MODES,
     IndexEntry,
     Repository,
     TreeEntry,
@@ -58,25 +60,43 @@ def ancestors(path: str) -> list[str]:
 
 
 class Snapshot(ABC):
-    """Entries of one side of the comparison under some folders of a repository."""
+    """Entries of one side of the comparison under some folders of a repository.
+
+    Subclasses fill :attr:`entries` (git's own entries) or override
+    :meth:`sha` and :meth:`content`, and fill :attr:`modes`.
+    """
 
     def __init__(self, repo: Repository, prefixes: Iterable[str]) -> None:
         self.repo = repo
         self.prefixes = sorted(set(prefixes))
+        self.entries: Mapping[str, TreeEntry | IndexEntry] = {}
+        self._modes: dict[str, str] = {}
         self._above: dict[str, str | None] = {}
+        self._blobs: dict[str, bytes] = {}
 
     @property
-    @abstractmethod
     def modes(self) -> dict[str, str]:
         """Every file, symlink and gitlink under the prefixes, by repository path."""
+        return self._modes
 
-    @abstractmethod
     def sha(self, path: str) -> str | None:
         """The blob id of a regular file (None when it is absent or not a regular file)."""
+        entry = self.entries.get(path)
+        return entry.sha if entry is not None and entry.mode in REGULAR_MODES else None
 
-    @abstractmethod
     def content(self, path: str) -> bytes | None:
         """The bytes git holds (or would hold) for a regular file."""
+        sha = self.sha(path)
+        if sha is None:
+            return None
+        if sha not in self._blobs:
+            self._blobs.update(self.repo.read_blobs([sha]))
+        return self._blobs.get(sha)
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read the blobs of several files with one git process."""
+        shas = {sha for sha in (self.sha(p) for p in paths) if sha and sha not in self._blobs}
+        self._blobs.update(self.repo.read_blobs(shas))
 
     @abstractmethod
     def _entry_at(self, path: str) -> str | None:
@@ -111,40 +131,16 @@ class TreeSnapshot(Snapshot):
     def __init__(self, repo: Repository, commit: str, prefixes: Iterable[str]) -> None:
         super().__init__(repo, prefixes)
         self.commit = commit
-        self.entries: dict[str, TreeEntry] = {}
+        entries: dict[str, TreeEntry] = {}
         for prefix in self.prefixes:
-            self.entries.update(repo.ls_tree(commit, prefix))
-        self._modes = {path: entry.mode for path, entry in self.entries.items()}
-        self._blobs: dict[str, bytes] = {}
-
-    @property
-    def modes(self) -> dict[str, str]:
-        """Every entry under the prefixes."""
-        return self._modes
-
-    def sha(self, path: str) -> str | None:
-        """The blob id recorded in the tree."""
-        entry = self.entries.get(path)
-        return entry.sha if entry is not None and entry.is_regular else None
-
-    def content(self, path: str) -> bytes | None:
-        """The blob of a file (read through ``cat-file``)."""
-        sha = self.sha(path)
-        if sha is None:
-            return None
-        if sha not in self._blobs:
-            self._blobs.update(self.repo.read_blobs([sha]))
-        return self._blobs.get(sha)
-
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """Read several blobs with one git process."""
-        shas = {sha for sha in (self.sha(p) for p in paths) if sha and sha not in self._blobs}
-        self._blobs.update(self.repo.read_blobs(shas))
+            entries.update(repo.ls_tree(commit, prefix))
+        self.entries = entries
+        self._modes = {path: entry.mode for path, entry in entries.items()}
 
     def _entry_at(self, path: str) -> str | None:
         parent = path.rpartition("/")[0]
         entry = self.repo.ls_tree(self.commit, parent, recursive=False).get(path)
-        return entry.mode if entry is not None and entry.mode != "040000" else None
+        return entry.mode if entry is not None and entry.mode != MODE_TREE else None
 
 
 class IndexSnapshot(Snapshot):
@@ -152,29 +148,8 @@ class IndexSnapshot(Snapshot):
 
     def __init__(self, repo: Repository, prefixes: Iterable[str]) -> None:
         super().__init__(repo, prefixes)
-        self.entries: dict[str, IndexEntry] = repo.ls_index(self.prefixes)
+        self.entries = repo.ls_index(self.prefixes)
         self._modes = {path: entry.mode for path, entry in self.entries.items()}
-        self._blobs: dict[str, bytes] = {}
-
-    @property
-    def modes(self) -> dict[str, str]:
-        """Every stage-0 index entry under the prefixes."""
-        return self._modes
-
-    def sha(self, path: str) -> str | None:
-        """The staged blob id."""
-        entry = self.entries.get(path)
-        regular = entry is not None and entry.mode in (MODE_FILE, MODE_EXECUTABLE)
-        return entry.sha if entry is not None and regular else None
-
-    def content(self, path: str) -> bytes | None:
-        """The staged blob."""
-        sha = self.sha(path)
-        if sha is None:
-            return None
-        if sha not in self._blobs:
-            self._blobs.update(self.repo.read_blobs([sha]))
-        return self._blobs.get(sha)
 
     def _entry_at(self, path: str) -> str | None:
         entry = self.repo.ls_index([path]).get(path)
@@ -191,7 +166,6 @@ class WorkTreeSnapshot(Snapshot):
             self._index_mtime = os.stat(repo.index_path()).st_mtime_ns
         except OSError:
             self._index_mtime = 0
-        self._modes: dict[str, str] = {}
         self._stats: dict[str, os.stat_result] = {}
         for prefix in self.prefixes:
             self._walk(prefix)
@@ -203,11 +177,6 @@ class WorkTreeSnapshot(Snapshot):
         self._shas: dict[str, str | None] = {}
         self._attributes: dict[str, dict[str, str]] | None = None
         self._autocrlf: str | None = None
-
-    @property
-    def modes(self) -> dict[str, str]:
-        """Every file, symlink and nested repository under the prefixes."""
-        return self._modes
 
     def _walk(self, prefix: str) -> None:
         start = self.repo.top / prefix if prefix else self.repo.top
@@ -282,7 +251,7 @@ class WorkTreeSnapshot(Snapshot):
             return None
         clean = self._clean(path)
         if clean is not None and path not in self._stats:
-            return self.repo.read_blobs([clean.sha]).get(clean.sha)  # outside a sparse checkout
+            return super().content(path)  # outside a sparse checkout: as the index has it
         try:
             data = (self.repo.top / path).read_bytes()
         except OSError:
