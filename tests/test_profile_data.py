@@ -256,3 +256,55 @@ def test_fix_writes_the_runtime_formatting(case):
         assert after[rel] == json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8")
         if rel.endswith("index.json"):
             assert list(value) == sorted(value)
+
+
+def values(data: Any, spec: str) -> Iterator[Any]:
+    """The values at a field spec such as ``messages[].metadata.agent_id``; ``**.f``: any depth."""
+    if spec.startswith("**."):
+        key = spec[3:]
+        if isinstance(data, dict):
+            if key in data:
+                yield data[key]
+            for value in data.values():
+                yield from values(value, spec)
+        elif isinstance(data, list):
+            for item in data:
+                yield from values(item, spec)
+        return
+    head, _, rest = spec.partition(".")
+    each = head.endswith("[]")
+    key = head.removesuffix("[]")
+    if not isinstance(data, dict) or key not in data:
+        return
+    items = data[key] if each and isinstance(data[key], list) else [data[key]]
+    for item in items:
+        yield from values(item, rest) if rest else iter([item])
+
+
+#: (profile, kind, field spec, the JSON types it must take somewhere in the valid fixture)
+FOLLOWED = [
+    ("astrion", "sub-agent", "role_id", {str}),
+    ("astrion", "sub-agent", "pending_messages[].source_agent_id", {int, type(None)}),
+    ("astrion", "sub-agent", "pending_tool_calls[].tool_call_id", {str}),
+    ("astrion", "conversation-messages", "messages[].metadata.agent_id", {int}),
+    ("astrion", "sub-agent-messages", "messages[].tool_calls[].id", {str}),
+    ("astrion", "state", "last_conversation_id", {str}),
+    ("astrion", "state", "agent_id_counter", {int}),
+    ("personal_bot", "session-ref", "file", {str, type(None)}),
+    ("personal_bot", "team", "**.operationId", {str}),
+    ("personal_bot", "inbox", "**.operationId", {str}),
+    ("personal_bot", "completions", "**.requestId", {str}),
+]
+
+
+@pytest.mark.parametrize(
+    ("profile", "kind", "spec", "types"), FOLLOWED, ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_valid_fixture_exercises_every_field_the_checks_follow(profile, kind, spec, types):
+    seen = {
+        type(value)
+        for found, _, path in records(profile, FIXTURES / profile / "valid")
+        if found == kind
+        for value in values(parse(path), spec)
+    }
+    assert seen == types
