@@ -193,14 +193,17 @@ def test_timed_handoff_ids(lint_tree):
         "missions/M-002/handoffs/H-20261103-130000.json": _project_handoff(
             "H-20261103-130000", "2026-11-03T13:00:00Z", "M-001"
         ),
+        "handoffs/20261103-120000-a.md": "# a\n",
+        "handoffs/20261103-120000-b.md": "# b\n",
+        "missions/M-002/handoffs/20261103-130000.md": "# c\n",
     }
     assert sorted(found(lint_tree(files))) == [
         (
             "AL413",
-            "handoff id time 20261103-120000 but produced_at 2026-11-03T13:00:00Z "
+            "handoff name time 20261103-120000 but produced_at 2026-11-03T13:00:00Z "
             "is 20261103-130000 in UTC",
         ),
-        ("AL414", "handoff id time 20261103-120000 is also used by H-20261103-120000-a.json"),
+        ("AL414", "handoff name time 20261103-120000 is also used by H-20261103-120000-a.json"),
         ("AL415", 'mission_id "M-001" but the handoff is stored under missions/M-002/'),
     ]
 
