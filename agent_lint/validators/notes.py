@@ -280,8 +280,7 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
                 continue
             if not _checked(index, resolver, shapes, namespace, mention.text):
                 continue
-            suggestion = resolver.suggest(namespace, scope, mention.text)
-            hint = f'; did you mean "{suggestion}"?' if suggestion else ""
+            hint = resolver.hint(namespace, scope, mention.text)
             where = f" in conversation {scope}" if scope else ""
             finding = _report(
                 UNKNOWN_ID_IN_NOTE,

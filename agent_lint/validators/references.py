@@ -43,14 +43,15 @@ MISSING_PATH = Rule(
     "`artifact_refs`, `artifacts.completed`, …) that does not exist. Paths are relative to "
     "the repository root; brace lists (`dir/{a,b}.json`) are expanded; values with a URI "
     "scheme (`proposal:`, `https://`) are not paths unless `path-schemes` maps the scheme "
-    "to a folder; values with `*` or `?` are patterns and are not checked. When a file of "
+    "to a folder; values with `*` or `?` are patterns and are not checked; a note in "
+    "parentheses after the path (`lib/x.js (712 lines)`) is not part of it. When a file of "
     "that name exists in another folder, or a close name in the same folder, it is "
     "suggested. In handoffs, which are append-only once merged, a missing path is a "
     "warning (an error with `strict = true`). A decision's or waitpoint's "
     "`gate.resource_ref` names the gated resource (often a revision or a branch, not a "
     "file) and is checked as a path only with `strict = true`. With `completeness = "
-    '"partial"` missing paths are summed up in one info finding per folder, unless a '
-    "file of that name exists elsewhere.",
+    '"partial"` missing paths inside the agent dir are summed up in one info finding per '
+    "folder, unless a file of that name exists elsewhere.",
     '{"summary_ref": ".agent/conversations/C-1/sumary.md"}',
     '{"summary_ref": ".agent/conversations/C-1/summary.md"}',
 )
@@ -77,10 +78,12 @@ RELATIONS_MISMATCH = Rule(
 
 RULES = (DANGLING_REFERENCE, MISSING_PATH, UNSAFE_PATH, RELATIONS_MISMATCH)
 
+_HINT = re.compile(r'; did you mean "[^"]*"\?')
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _BRACES = re.compile(r"\{([^{}]*)\}")
 _REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}$")
+_NOTE = re.compile(r"\s+\([^()]*\)$")
 
 
 @dataclass
@@ -115,6 +118,17 @@ class Resolver:
             return True
         return namespace in self.present
 
+    def hint(self, namespace: str, scope: str, value: str) -> str:
+        """``; did you mean "X"?`` for a likely typo of an existing id, else nothing.
+
+        An existing id that differs only in its digits (``M-003`` for ``M-002``)
+        is another record, not a typo, and is not suggested.
+        """
+        suggestion = self.suggest(namespace, scope, value)
+        if suggestion is None or _other_number(suggestion, value):
+            return ""
+        return f'; did you mean "{suggestion}"?'
+
     def suggest(self, namespace: str, scope: str, value: str) -> str | None:
         """A close existing id, built lazily per namespace and scope."""
         key = (namespace, scope)
@@ -128,6 +142,13 @@ class Resolver:
         suggestion = suggester.suggest(value)
         self.index.lookups += suggester.probes - before
         return suggestion
+
+
+def _other_number(a: str, b: str) -> bool:
+    """Same length, and every differing character is a digit in both."""
+    if len(a) != len(b) or a == b:
+        return False
+    return all(x.isdigit() and y.isdigit() for x, y in zip(a, b, strict=True) if x != y)
 
 
 def resolver_of(index: RepoIndex) -> Resolver:
@@ -174,6 +195,7 @@ class Absent:
         for (_, folder), items in sorted(self.groups.items()):
             items.sort(key=lambda item: (item[0].path, item[0].line or 0, item[0].pointer))
             first, _ = items[0]
+            said = _HINT.sub("", first.message)
             names = list(dict.fromkeys(name for _, name in items))
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             count = f"{len(items)} reference{'s' if len(items) != 1 else ''}"
@@ -183,7 +205,7 @@ class Absent:
                 message=(
                     f"partial snapshot: {count} to {len(names)} "
                     f"name{'s' if len(names) != 1 else ''} absent from {folder}/ ({shown}); "
-                    f"first: {first.message}"
+                    f"first: {said}"
                 ),
                 key=f"absent from {folder}",
             )
@@ -208,8 +230,7 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
                 pointer=ref.pointer,
             )
             continue
-        suggestion = resolver.suggest(ref.namespace, ref.scope, ref.value)
-        hint = f'; did you mean "{suggestion}"?' if suggestion else ""
+        hint = resolver.hint(ref.namespace, ref.scope, ref.value)
         finding = DANGLING_REFERENCE.at(
             ref.path,
             f'{ref.field} "{ref.value}" does not name an existing {title}'
@@ -260,7 +281,8 @@ class PathChecker:
             value = posixpath.join(folder, rest) if folder not in ("", ".") else rest
         if any(ch in value for ch in "*?"):
             return None
-        return value.split("#", 1)[0]
+        # "lib/x.js (712 lines, F-006)": a path followed by a note in parentheses.
+        return _NOTE.sub("", value.split("#", 1)[0])
 
     def problem(self, path: str) -> str | None:
         """Why ``path`` (repository-relative) is unusable: absolute, outside, missing."""
@@ -368,8 +390,12 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             finding = path_diagnostic(problem, ref.path, shown, pointer=ref.pointer, hint=hint)
             if ref.append_only and not strict:
                 finding = replace(finding, severity=Severity.WARNING)
-            if index.config.partial and meant is None:
-                absent.add(posixpath.dirname(posixpath.normpath(candidate)), candidate, finding)
+            folder = posixpath.dirname(posixpath.normpath(candidate))
+            in_agent_dir = not index.agent_prefix or f"{folder}/".startswith(
+                f"{index.agent_prefix}/"
+            )
+            if index.config.partial and meant is None and in_agent_dir:
+                absent.add(folder, candidate, finding)
             else:
                 yield finding
     yield from absent.summaries()
