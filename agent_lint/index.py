@@ -36,6 +36,23 @@ def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator
         yield from walk_field(data[step], rest, f"{pointer}/{escape_token(step)}")
 
 
+def slug_stems(name: str) -> list[str]:
+    """The ids a slugged name may stand for: ``D-001-storage-x`` -> ``D-001-storage``, ``D-001``.
+
+    Trailing segments are dropped one at a time until the name ends in a
+    segment with a digit, so ``D-TCP-004-add-dsh-host`` stands for ``D-TCP-004``
+    but never for ``D-TCP``.
+    """
+    stems = []
+    first = name.find("-")
+    cut = name.rfind("-")
+    while cut > first + 1 and not any(ch.isdigit() for ch in name[cut + 1 :]):
+        name = name[:cut]
+        stems.append(name)
+        cut = name.rfind("-")
+    return stems
+
+
 def field_text(steps: tuple[str, ...]) -> str:
     """A field spec as written in messages: ``milestones[].depends_on[]``."""
     return ".".join(steps).replace(f".{EACH}", EACH)
@@ -267,12 +284,8 @@ class RepoIndex:
         if kind.name_rule is NameRule.TIMED and not name.startswith("H-"):
             self.names.add((kind.namespace, scope, f"H-{name}"))
         if kind.name_rule is NameRule.SLUG:
-            first = name.find("-")
-            cut = name.rfind("-")
-            while cut > first + 1:
-                name = name[:cut]
-                self.names.add((kind.namespace, scope, name))
-                cut = name.rfind("-")
+            for stem in slug_stems(name):
+                self.names.add((kind.namespace, scope, stem))
 
     def add_file(self, ctx: FileContext, clean: bool = True) -> None:
         """Record what the repo-wide checks need from one parsed file.

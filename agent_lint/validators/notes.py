@@ -11,7 +11,7 @@ from dataclasses import replace
 from urllib.parse import unquote
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
-from agent_lint.index import NoteFacts, RepoIndex
+from agent_lint.index import NoteFacts, RepoIndex, slug_stems
 from agent_lint.kinds import NAMESPACES
 from agent_lint.markdown import Token, scan
 from agent_lint.validators.references import (
@@ -194,13 +194,7 @@ def _resolves(resolver: Resolver, namespace: str, scope: str, token: str) -> boo
     if resolver.exists(namespace, scope, token):
         return True
     # An id followed by a slug (D-001-storage-engine) names the record D-001.
-    cut = token.rfind("-")
-    while cut > token.find("-"):
-        token = token[:cut]
-        if resolver.exists(namespace, scope, token):
-            return True
-        cut = token.rfind("-")
-    return False
+    return any(resolver.exists(namespace, scope, stem) for stem in slug_stems(token))
 
 
 def _segment(text: str) -> str:

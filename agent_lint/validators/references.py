@@ -359,7 +359,11 @@ def elsewhere(index: RepoIndex, path: str) -> str | None:
             for candidate in candidates:
                 folders[posixpath.dirname(candidate)].append(posixpath.basename(candidate))
         index.shared["folders"] = folders
-    siblings = index.shared["folders"].get(posixpath.dirname(path), [])
+    siblings = [
+        sibling
+        for sibling in index.shared["folders"].get(posixpath.dirname(path), [])
+        if not _other_number(sibling, name)  # D-002.json is another record, not a typo
+    ]
     close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
     return posixpath.join(posixpath.dirname(path), close[0]) if close else None
 
