@@ -143,6 +143,8 @@ def _signature(match: Match, relpath: str, data: Any) -> bool:
 
 
 def _not_read(relpath: str) -> str:
+    if relpath.startswith("artifacts/"):
+        return "not read: an artifact (only artifacts/<id>/state.json is a record)"
     if not in_record_folder(relpath):
         return "not read: outside the record folders"
     if relpath.lower().endswith(".md"):
