@@ -54,8 +54,8 @@ def test_inbox_index_sender_and_waitpoint_index_without_gate(lint_tree):
     assert lint_tree(files).diagnostics == []
     strict = lint_tree(files, strict=True).diagnostics
     assert [(d.code, d.message) for d in strict] == [
-        ("AL101", 'missing required field "gate_action" (strict) in waitpoints/0'),
-        ("AL101", 'missing required field "resource_ref" (strict) in waitpoints/0'),
+        ("AL101", 'missing required field "gate_action" (strict) in waitpoints[0]'),
+        ("AL101", 'missing required field "resource_ref" (strict) in waitpoints[0]'),
     ]
     sender = {
         "message_id": "IM-1",

@@ -73,10 +73,12 @@ def _strict_fields(entries: list[IndexEntry]) -> Iterator[Diagnostic]:
             missing[(entry.path, name)].append(entry)
     for (path, name), owners in sorted(missing.items()):
         first = owners[0]
-        more = f" and {len(owners) - 1} more entries" if len(owners) > 1 else ""
+        count = len(owners) - 1
+        more = f" (and {count} more entr{'y' if count == 1 else 'ies'})" if count else ""
+        array, position = first.pointer.strip("/").split("/")
         yield MISSING_FIELD.at(
             path,
-            f'missing required field "{name}" (strict) in {first.pointer.strip("/")}{more}',
+            f'missing required field "{name}" (strict) in {array}[{position}]{more}',
             pointer=first.pointer,
             key=f"{name} (strict)",
         )
