@@ -57,7 +57,7 @@ def test_partial_snapshot_example_is_real_output(capsys, monkeypatch):
     example = _block(_section("### Partial snapshots"), "text").splitlines()
     command = shlex.split(example[0].removeprefix("$ "))
     monkeypatch.chdir(REPO)
-    main(command[1:] + ["--no-color"])
+    main([*command[1:], "--no-color"])
     out = capsys.readouterr().out.splitlines()
     shown = [line for line in example[1:] if line != "…"]
     assert shown and all(line in out for line in shown)

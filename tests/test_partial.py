@@ -101,3 +101,21 @@ def test_info_findings_never_fail_the_run(tmp_path, capsys):
     assert "AL301 [info] partial snapshot: 1 reference to 1 name" in out
     assert out.endswith("All checks passed (2 files checked; 1 info).\n")
     assert main([str(tmp_path), "--no-color"]) == 1
+
+
+def test_json_output_counts_info_findings(tmp_path, capsys):
+    import json
+
+    from conftest import write_tree
+
+    from agent_lint.cli import main
+
+    write_tree(tmp_path / ".agent", {"waitpoints/WP-001.json": waitpoint(decision_id="D-9")})
+    write_tree(tmp_path / ".agent", {"decisions/D-001.json": decision()})
+    assert main([str(tmp_path), "--partial", "--output-format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["summary"] == {"errors": 0, "warnings": 0, "infos": 1}
+    assert document["diagnostics"][0]["severity"] == "info"
+    assert main([str(tmp_path), "--partial", "--output-format", "sarif"]) == 0
+    [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["level"] == "note"
