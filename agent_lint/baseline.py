@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -67,22 +65,6 @@ def render(diagnostics: Iterable[Diagnostic]) -> str:
     )
     document = {"version": VERSION, "tool": "agent-lint", "findings": entries}
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
-def write(path: Path, diagnostics: Iterable[Diagnostic]) -> None:
-    """Write the baseline atomically (a temporary file renamed over ``path``)."""
-    data = render(diagnostics).encode("utf-8", errors="backslashreplace")
-    folder = path.parent if str(path.parent) else Path(".")
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def load(path: Path) -> Counter[str]:

@@ -344,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
             _write(diff.render(edits), args.output_file)
             return EXIT_FINDINGS if edits else EXIT_CLEAN
     if args.write_baseline is not None:
-        baseline.write(args.write_baseline, result.diagnostics)
+        _write(baseline.render(result.diagnostics), args.write_baseline)
         count = len(result.diagnostics)
         if not args.quiet:
             sys.stderr.write(

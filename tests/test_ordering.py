@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 from conversation import edited, rehash, tree
+from records import handoff
 
 H1 = "conversations/C-1/handoffs/H-001.json"
 H2 = "conversations/C-1/handoffs/H-002.json"
@@ -157,29 +158,7 @@ def test_resume_marker_names_latest_handoff(lint_tree):
 
 
 def _project_handoff(handoff_id: str, produced_at: str, mission_id: str | None = None) -> dict:
-    return {
-        "handoff_id": handoff_id,
-        "mode": "AGENT_RESUME",
-        "from": {"agent_id": "a", "model": "m"},
-        "to": {"role": "r", "model_pref": [], "required_capabilities": []},
-        "task_id": "T-1",
-        "mission_id": mission_id,
-        "task_progress": {
-            "current_step": "s",
-            "completed_steps": [],
-            "in_progress": "",
-            "remaining_steps": [],
-        },
-        "artifacts": {
-            "completed": [],
-            "context_snapshot_ref": "https://x",
-            "markdown_ref": "https://y",
-        },
-        "next_action": "go",
-        "constraints": [],
-        "verification": {"commands_run": [], "commands_needed": [], "known_failures": []},
-        "produced_at": produced_at,
-    }
+    return handoff(handoff_id, produced_at, mission_id=mission_id)
 
 
 def test_timed_handoff_ids(lint_tree):
