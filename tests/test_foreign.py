@@ -51,3 +51,18 @@ def test_cortex_record_makes_it_a_cortex_agent_dir(tmp_path: Path, capsys):
     write_tree(tmp_path / ".agent", {**FOREIGN["task-manifest"], "decisions/D-1.json": "{"})
     assert main([str(tmp_path), "--no-color"]) == 1
     assert "AL001" in capsys.readouterr().out
+
+
+def test_turning_the_agent_dir_foreign_does_not_turn_the_gate_off(tmp_path: Path, capsys):
+    """A change that deletes every record still meets the append-only gate."""
+    import shutil
+
+    from gitrepo import make_repo
+
+    repo = make_repo(tmp_path)
+    shutil.rmtree(repo / ".agent")
+    write_tree(repo / ".agent", FOREIGN["memory-notes"])
+    assert main([str(repo), "--base", "main", "--no-color"]) == 1
+    out = capsys.readouterr().out
+    assert "AL602" in out
+    assert "no Cortex agent state found in .agent/; nothing checked; the append-only gate" in out

@@ -155,3 +155,25 @@ def test_values_are_rendered_as_json(lint_tree):
     assert '{"agent_id": "x", "session_id": null, "type": "codex"}' in d.message
     assert "'" not in d.message and "None" not in d.message
     assert codes(lint_tree(files)) == ["AL503"]
+
+
+def test_a_note_after_a_path_is_not_part_of_it_unless_strict(lint_tree, tmp_path):
+    payload = handoff(
+        "H-20261103-120000-x",
+        "2026-11-03T12:00:00Z",
+        artifacts={
+            "completed": ["README.md (12 lines, VC-001)"],
+            "context_snapshot_ref": "https://x",
+            "markdown_ref": "https://y",
+        },
+    )
+    for root in ("repo", "repo2"):  # lint_tree's first and second trees
+        (tmp_path / root).mkdir()
+        (tmp_path / root / "README.md").write_text("# r\n", encoding="utf-8")
+    files = {
+        "handoffs/H-20261103-120000-x.json": payload,
+        "handoffs/20261103-120000-x.md": "# x\n",
+    }
+    assert lint_tree(files).diagnostics == []
+    [d] = lint_tree(files, strict=True).diagnostics
+    assert d.code == "AL302" and '"README.md (12 lines, VC-001)"' in d.message

@@ -105,7 +105,9 @@ def summary(result: LintResult) -> str:
             "(refresh it with --write-baseline)"
         )
     if result.notice:
-        return f"{fixed}{result.notice}."
+        if not result.diagnostics:
+            return f"{fixed}{result.notice}."
+        fixed = f"{fixed}{result.notice}; the append-only gate still ran.\n"
     if not result.errors and not result.warnings:
         infos = f"; {result.infos} info" if result.infos else ""
         return f"{fixed}All checks passed ({files}{infos}{known})."

@@ -281,8 +281,11 @@ class PathChecker:
             value = posixpath.join(folder, rest) if folder not in ("", ".") else rest
         if any(ch in value for ch in "*?"):
             return None
+        value = value.split("#", 1)[0]
+        if self.index.config.strict:
+            return value
         # "lib/x.js (712 lines, F-006)": a path followed by a note in parentheses.
-        return _NOTE.sub("", value.split("#", 1)[0])
+        return _NOTE.sub("", value)
 
     def problem(self, path: str) -> str | None:
         """Why ``path`` (repository-relative) is unusable: absolute, outside, missing."""
