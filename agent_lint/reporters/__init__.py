@@ -19,12 +19,17 @@ class ReportOptions:
 
     color: bool = False
     quiet: bool = False
+    statistics: bool = False
 
 
 Reporter = Callable[[LintResult, ReportOptions], str]
 
 REPORTERS: dict[str, Reporter] = {
-    "text": lambda result, options: text.render(result, color=options.color, quiet=options.quiet),
+    "text": lambda result, options: (
+        text.statistics(result)
+        if options.statistics
+        else text.render(result, color=options.color, quiet=options.quiet)
+    ),
     "json": lambda result, options: json_format.render(result),
     "github": lambda result, options: github.render(result),
     "sarif": lambda result, options: sarif.render(result),

@@ -37,7 +37,7 @@ def render(result: LintResult) -> str:
     lines = []
     shown = selected(result)
     for d in shown:
-        level = "error" if d.severity is Severity.ERROR else "warning"
+        level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(d.severity, "notice")
         props = [f"file={escape_property(d.path)}", f"line={d.line}"]
         if d.end_line is not None:
             props.append(f"endLine={d.end_line}")
@@ -49,6 +49,8 @@ def render(result: LintResult) -> str:
         fix = " [fixable with agent-lint --fix]" if d.fixable else ""
         text = escape_data(f"{d.message} ({d.name}){fix}")
         lines.append(f"::{level} {','.join(props)}::{text}")
+    if result.notice:
+        lines.append(f"::notice title=agent-lint::{escape_data(result.notice)}")
     left_out = len(result.diagnostics) - len(shown)
     if left_out:
         lines.append(

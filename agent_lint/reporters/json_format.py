@@ -12,7 +12,7 @@ SCHEMA_VERSION = 1
 
 def as_dict(result: LintResult) -> dict[str, Any]:
     """The JSON document as a Python mapping (version 1 of the contract)."""
-    return {
+    document: dict[str, Any] = {
         "version": SCHEMA_VERSION,
         "root": str(result.root.resolve()),
         "files_checked": result.files_checked,
@@ -34,6 +34,11 @@ def as_dict(result: LintResult) -> dict[str, Any]:
         ],
         "summary": {"errors": result.errors, "warnings": result.warnings},
     }
+    if result.infos:
+        document["summary"]["infos"] = result.infos
+    if result.notice:
+        document["notice"] = result.notice
+    return document
 
 
 def render(result: LintResult) -> str:

@@ -83,7 +83,7 @@ def _conversations(result: LintResult) -> Iterable[Conversation]:
 
 
 def _finding_row(d: Diagnostic) -> str:
-    level = "error" if d.severity is Severity.ERROR else "warning"
+    level = d.severity.value
     return f"| `{cell(d.path)}` | {d.line}:{d.column} | {d.code} {level} | {cell(d.message)} |"
 
 
@@ -91,7 +91,9 @@ def render(result: LintResult, annotated: int | None = None) -> str:
     """The Markdown job summary of ``result``."""
     out = ["## agent-lint", ""]
     errors, warnings = result.errors, result.warnings
-    if not result.diagnostics:
+    if result.notice:
+        out.append(cell(result.notice))
+    elif not result.diagnostics:
         out.append(f"All checks passed ({result.files_checked} files checked).")
     else:
         out.append(
