@@ -7,22 +7,24 @@ error or crash (one line; a traceback only with ``--debug``).
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from agent_lint import __version__, checksum, fixer
+from agent_lint import __version__, baseline, checksum, fixer
 from agent_lint.config import ConfigError, validate_code
 from agent_lint.diagnostics import Fix, Rule
 from agent_lint.escaping.workflow import inert
 from agent_lint.fixer import Edit
 from agent_lint.linter import LintResult, lint_paths
-from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary
+from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary, text
 from agent_lint.schemas import SchemaConfigError
 from agent_lint.validators import RULES, RULES_BY_CODE
 
@@ -43,13 +45,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _codes(value: str) -> list[str]:
-    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
-    for code in codes:
-        try:
-            validate_code(code, "command line")
-        except ConfigError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from exc
-    return codes
+    try:
+        return [validate_code(c, "command line") for c in value.split(",") if c.strip()]
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,10 +79,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="also append a Markdown job summary to this file (e.g. $GITHUB_STEP_SUMMARY)",
     )
     parser.add_argument(
-        "--select", type=_codes, help="comma-separated codes or prefixes to check (replaces config)"
+        "--select",
+        type=_codes,
+        help="comma-separated codes, prefixes or rule names to check (replaces config)",
     )
     parser.add_argument(
-        "--ignore", type=_codes, help="comma-separated codes or prefixes to skip (adds to config)"
+        "--ignore",
+        type=_codes,
+        help="comma-separated codes, prefixes or rule names to skip (adds to config)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="report what the defaults relax for real repositories (see README: strict)",
+    )
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help='the repository commits only part of its agent state (completeness = "partial")',
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        type=Path,
+        help="report only findings not recorded in this baseline file",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        type=Path,
+        help="record the current findings in this baseline file and exit 0",
+    )
+    parser.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per rule instead of the findings",
+    )
+    parser.add_argument(
+        "--show-files",
+        action="store_true",
+        help="list every file of the agent dir with the kind it is read as, or why not; exit",
     )
     parser.add_argument("--config", type=Path, help="use this configuration file")
     parser.add_argument(
@@ -128,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the checksum v1 a conversation handoff file should carry and exit",
     )
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
-    parser.add_argument("--explain", metavar="CODE", help="explain one rule and exit")
+    parser.add_argument(
+        "--explain", metavar="RULE", help="explain one rule (code or name) and exit"
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
     parser.add_argument("--version", action="version", version=f"agent-lint {__version__}")
     return parser
@@ -212,29 +249,97 @@ def _write(text: str, target: Path | None) -> None:
 
 
 def print_checksum(path: Path) -> str:
-    """The checksum line for a handoff file (``--print-checksum``)."""
+    """The checksum line for a conversation handoff file (``--print-checksum``)."""
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{path}: cannot read a JSON handoff: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a handoff is a JSON object")
+    if not all(isinstance(data.get(key), str) for key in ("handoff_id", "conversation_id")):
+        raise ConfigError(
+            f"{path}: not a conversation handoff (no handoff_id and conversation_id); "
+            "checksum v1 is defined for conversations/<C>/handoffs/H-NNN.json"
+        )
     try:
         return checksum.compute(data) + "\n"
     except checksum.ChecksumError as exc:
         raise ConfigError(f"{path}: checksum v1 cannot be computed: {exc}") from exc
 
 
+def _lint(args: argparse.Namespace) -> LintResult:
+    return lint_paths(
+        args.paths,
+        args.config,
+        args.select,
+        args.ignore,
+        args.unsafe_fixes,
+        args.base,
+        args.staged,
+        strict=args.strict,
+        partial=args.partial,
+    )
+
+
+def _under(edit: Edit, limits: list[Path]) -> bool:
+    target = Path(os.path.abspath(edit.root / edit.path))
+    return not limits or any(target == limit or limit in target.parents for limit in limits)
+
+
 def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit]]:
-    edits = [edit for index in result.indexes for edit in fixer.plan(index, args.unsafe_fixes)]
+    edits = [
+        edit
+        for index in result.indexes
+        for edit in fixer.plan(index, args.unsafe_fixes)
+        if _under(edit, result.limits)
+    ]
     if args.diff or not edits:
         return result, edits
     written = fixer.apply(edits)
-    again = lint_paths(
-        args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
-    )
+    again = _lint(args)
     again.fixed = written
     return again, edits
+
+
+def find_rule(name: str) -> Rule:
+    """The rule with code or name ``name``; a usage error with a did-you-mean otherwise."""
+    for rule in RULES:
+        if name.upper() == rule.code or name.lower() == rule.name:
+            return rule
+    choices = [rule.code for rule in RULES] + [rule.name for rule in RULES]
+    close = difflib.get_close_matches(
+        name.upper() if name.upper().startswith("AL") else name.lower(), choices, n=1
+    )
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(f"unknown rule {name!r}{hint} (see `agent-lint --list-rules`)")
+
+
+def _usage(args: argparse.Namespace) -> None:
+    """Options that only make sense together with another one."""
+    if args.exit_non_zero_on_fix and not args.fix:
+        raise ConfigError("--exit-non-zero-on-fix needs --fix")
+    if args.statistics and args.output_format not in (None, "text", "json"):
+        raise ConfigError("--statistics prints text or json output")
+
+
+def _statistics_json(result: LintResult) -> str:
+    counts: dict[str, int] = {}
+    for d in result.diagnostics:
+        counts[d.code] = counts.get(d.code, 0) + 1
+    fixable = {d.code for d in result.diagnostics if d.fixable}
+    rows = [
+        {"code": code, "name": RULES_BY_CODE[code].name, "count": count, "fixable": code in fixable}
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return json.dumps(rows, indent=2) + "\n"
+
+
+def _show_files(result: LintResult) -> str:
+    width = max((len(path) for path, _ in result.files), default=0)
+    lines = [inert(f"{path:<{width}}  {how}") for path, how in sorted(result.files)]
+    if result.notice:
+        lines.append(inert(result.notice))
+    return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -246,20 +351,36 @@ def run(args: argparse.Namespace) -> int:
         _write(list_rules(), None)
         return EXIT_CLEAN
     if args.explain:
-        rule = RULES_BY_CODE.get(args.explain.upper())
-        if rule is None:
-            raise ConfigError(f"unknown rule code {args.explain!r}; see `agent-lint --list-rules`")
-        _write(explain(rule), None)
+        _write(explain(find_rule(args.explain)), None)
         return EXIT_CLEAN
+    _usage(args)
     fmt = _format(args)
-    result = lint_paths(
-        args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
-    )
+    known = baseline.load(args.baseline) if args.baseline is not None else None
+    result = _lint(args)
+    if args.show_files:
+        _write(_show_files(result), args.output_file)
+        return EXIT_CLEAN
     if args.fix or args.diff:
         result, edits = _fix(args, result)
         if args.diff:
             _write(diff.render(edits), args.output_file)
             return EXIT_FINDINGS if edits else EXIT_CLEAN
+    if args.write_baseline is not None:
+        _write(baseline.render(result.diagnostics), args.write_baseline)
+        count = len(result.diagnostics)
+        if not args.quiet:
+            findings = f"{count} finding{'s' if count != 1 else ''}"
+            say("note", f"recorded {findings} in {args.write_baseline}")
+        return EXIT_CLEAN
+    if known is not None:
+        kept = baseline.apply(result.diagnostics, known)
+        result = replace(
+            result, diagnostics=kept.new, baselined=kept.known, stale_baseline=kept.stale
+        )
+    if args.statistics:
+        stats = _statistics_json(result) if fmt == "json" else text.statistics(result)
+        _write(stats, args.output_file)
+        return EXIT_FINDINGS if result.errors and not args.exit_zero else EXIT_CLEAN
     workspace = _workspace()
     options = ReportOptions(
         color=_use_color(args, sys.stdout), quiet=args.quiet, workspace=workspace

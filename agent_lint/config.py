@@ -6,6 +6,7 @@ bad value is a :class:`ConfigError` naming the key and the file.
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from collections.abc import Mapping
@@ -41,33 +42,76 @@ class Config:
     strict_references: bool = False
     path_schemes: tuple[tuple[str, str], ...] = ()
     base: str | None = None
+    strict: bool = False
+    completeness: str = "complete"
     source: Path | None = field(default=None, compare=False)
 
-    def with_cli(self, select: list[str] | None, ignore: list[str] | None) -> Config:
-        """Apply command-line ``--select`` (replaces) and ``--ignore`` (extends)."""
+    @property
+    def partial(self) -> bool:
+        """True when the repository commits only part of its agent state."""
+        return self.completeness == "partial"
+
+    def with_cli(
+        self,
+        select: list[str] | None,
+        ignore: list[str] | None,
+        *,
+        strict: bool = False,
+        partial: bool = False,
+    ) -> Config:
+        """Apply ``--select`` (replaces), ``--ignore`` (extends), ``--strict`` and ``--partial``."""
         updated = self
         if select is not None:
             updated = replace(updated, select=tuple(select))
         if ignore:
             updated = replace(updated, ignore=(*updated.ignore, *ignore))
+        if strict:
+            updated = replace(updated, strict=True)
+        if partial:
+            updated = replace(updated, completeness="partial")
         return updated
 
 
 def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{source}: `{key}` must be a list of rule codes or prefixes")
-    for code in value:
-        validate_code(code, f"{source}: `{key}`")
-    return tuple(value)
+    return tuple(validate_code(code, f"{source}: `{key}`") for code in value)
 
 
-def validate_code(code: str, where: str) -> None:
-    """Reject a selector that cannot match any rule code."""
-    upper = code.upper()
-    if not upper.startswith("AL") or (not upper[2:].isdigit() and upper != "AL"):
-        raise ConfigError(
-            f"{where}: {code!r} is not a rule code or prefix (expected e.g. AL1, AL203)"
-        )
+def _rules() -> dict[str, str]:
+    """Rule names to codes (imported late: the validators import this module)."""
+    from agent_lint.validators import RULES
+
+    return {rule.name: rule.code for rule in RULES}
+
+
+def validate_code(code: str, where: str) -> str:
+    """The rule code or prefix a selector stands for; unknown ones are a usage error.
+
+    A selector is a code (``AL203``), a prefix of one or more codes (``AL2``,
+    ``AL``) or a rule name (``duplicate-id``). Anything else stops the run with
+    a did-you-mean, so a typo never silently selects or ignores nothing.
+    """
+    names = _rules()
+    text = code.strip()
+    if text.lower() in names:
+        return names[text.lower()]
+    upper = text.upper()
+    codes = sorted(names.values())
+    shaped = upper.startswith("AL") and (upper[2:].isdigit() or upper == "AL")
+    if shaped and any(known.startswith(upper) for known in codes):
+        return upper
+    close = difflib.get_close_matches(
+        upper if upper.startswith("AL") else text.lower(),
+        codes if upper.startswith("AL") else list(names),
+        n=1,
+        cutoff=0.6,
+    )
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(
+        f"{where}: {code!r} is not a rule code, prefix or name (e.g. AL1, AL203, "
+        f"duplicate-id; see `agent-lint --list-rules`){hint}"
+    )
 
 
 def _parse(table: Mapping[str, Any], source: Path) -> Config:
@@ -90,12 +134,13 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                 raise ConfigError(f"{source}: `severity` must be a table of code = level")
             levels = []
             for code, level in value.items():
-                validate_code(code, f"{source}: `severity`")
-                if level not in ("error", "warning"):
+                selector = validate_code(code, f"{source}: `severity`")
+                if level not in ("error", "warning", "info"):
                     raise ConfigError(
-                        f'{source}: `severity.{code}` must be "error" or "warning", got {level!r}'
+                        f'{source}: `severity.{code}` must be "error", "warning" or "info", '
+                        f"got {level!r}"
                     )
-                levels.append((code.upper(), Severity(level)))
+                levels.append((selector, Severity(level)))
             config = replace(config, severity=tuple(levels))
         elif key == "agent-dir":
             if (
@@ -137,6 +182,16 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
             if not isinstance(value, str) or not value or value.startswith("-"):
                 raise ConfigError(f"{source}: `base` must be a git revision such as origin/main")
             config = replace(config, base=value)
+        elif key == "strict":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{source}: `strict` must be true or false")
+            config = replace(config, strict=value)
+        elif key == "completeness":
+            if value not in ("complete", "partial"):
+                raise ConfigError(
+                    f'{source}: `completeness` must be "complete" or "partial", got {value!r}'
+                )
+            config = replace(config, completeness=value)
         elif key == "path-schemes":
             config = replace(config, path_schemes=_path_schemes(value, source))
         else:

@@ -19,6 +19,7 @@ class Severity(str, enum.Enum):
 
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"  # needs no action (e.g. the absent records of a partial snapshot)
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,18 @@ class Rule:
         end_line: int | None = None,
         end_column: int | None = None,
         fixable: bool | None = None,
+        key: str = "",
+        severity: Severity | None = None,
     ) -> Diagnostic:
-        """Create a diagnostic of this rule at ``path`` (and ``pointer`` in it)."""
+        """Create a diagnostic of this rule at ``path`` (and ``pointer`` in it).
+
+        ``key`` identifies the finding for fingerprints when its message carries
+        counts or positions that change with unrelated edits.
+        """
         return Diagnostic(
             code=self.code,
             name=self.name,
-            severity=self.severity,
+            severity=self.severity if severity is None else severity,
             message=message,
             path=path,
             pointer=pointer,
@@ -70,6 +77,7 @@ class Rule:
             end_line=end_line,
             end_column=end_column,
             fixable=self.fixable if fixable is None else fixable,
+            key=key,
         )
 
 
@@ -81,7 +89,8 @@ class Diagnostic:
     the JSON pointer of the offending value inside the file; ``target`` says
     whether the position is the member's ``key`` or its ``value``. Line and
     column are 1-based and filled in by :mod:`agent_lint.positions` for files
-    that have findings.
+    that have findings. ``key``, when set, stands for the message in
+    fingerprints (see :mod:`agent_lint.baseline`).
     """
 
     code: str
@@ -96,6 +105,7 @@ class Diagnostic:
     end_line: int | None = None
     end_column: int | None = None
     fixable: bool = False
+    key: str = ""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """Order by path, line, column, code (then message for stability)."""

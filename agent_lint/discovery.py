@@ -43,23 +43,30 @@ def find_target(path: Path, explicit_config: Path | None = None) -> Target:
     start = path.resolve()
     if start.is_file():
         start = start.parent
-    candidates = [start, *start.parents]
-    for folder in candidates:
+    fallback: Target | None = None
+    for folder in [start, *start.parents]:
         if folder.name == AGENT_DIR_NAME:
             root = folder.parent
             return Target(root, folder, load_config(root, explicit_config))
         config = load_config(folder, explicit_config)
-        if config.agent_dir:
+        if config.agent_dir and fallback is None:
             agent_dir = folder / config.agent_dir
             if agent_dir.is_dir():
                 return Target(folder, agent_dir, config)
             raise ConfigError(f"{config.source}: `agent-dir` {config.agent_dir!r} is not a folder")
-        if (folder / AGENT_DIR_NAME).is_dir():
+        if (folder / AGENT_DIR_NAME).is_dir() and fallback is None:
             return Target(folder, folder / AGENT_DIR_NAME, config)
-        if folder == start and _looks_like_agent_dir(folder):
-            return Target(folder, folder, config)
+        if _looks_like_agent_dir(folder):
+            if folder == start:
+                # The repository may be the agent dir; unless an ancestor is one and
+                # this is a record folder inside it (a conversation has handoffs/).
+                fallback = Target(folder, folder, config)
+            elif start.relative_to(folder).parts[0] in KIND_FOLDERS:
+                return Target(folder, folder, config)
         if (folder / ".git").exists():
             break
+    if fallback is not None:
+        return fallback
     raise ConfigError(
         f"{path}: no {AGENT_DIR_NAME}/ directory found here or in its parent folders "
         "(pass the repository root or the agent dir)"

@@ -14,7 +14,7 @@ from typing import Any
 from agent_lint import checksum
 
 _NUMBER = re.compile(r"^H-(\d{3,})$")
-_TIMED = re.compile(r"^H-(\d{8})-(\d{6})(?:-|$)")
+_TIMED = re.compile(r"^(?:H-)?(\d{8})-(\d{6})(?:-|$)")
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def handoff_number(stem: str) -> int | None:
 
 
 def embedded_time(handoff_id: str) -> str | None:
-    """``YYYYMMDD-HHMMSS`` embedded in a project or mission handoff id, if any."""
+    """``YYYYMMDD-HHMMSS`` embedded in a project or mission handoff name, if any."""
     match = _TIMED.match(handoff_id)
     return f"{match.group(1)}-{match.group(2)}" if match else None
 

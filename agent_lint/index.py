@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_lint.config import Config
 from agent_lint.handoffs import Conversation, TimedHandoff, Turn, handoff_from, handoff_number
-from agent_lint.kinds import EACH, INDEX_OF, Format, Kind, NameRule, Scope
+from agent_lint.kinds import EACH, INDEX_OF, Format, History, Kind, NameRule, Scope
 from agent_lint.markdown import Note, scan
 from agent_lint.positions import escape_token
 from agent_lint.schemas import SchemaStore
@@ -34,6 +34,23 @@ def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator
                 yield from walk_field(item, rest, f"{pointer}/{position}")
     elif isinstance(data, dict) and step in data:
         yield from walk_field(data[step], rest, f"{pointer}/{escape_token(step)}")
+
+
+def slug_stems(name: str) -> list[str]:
+    """The ids a slugged name may stand for: ``D-001-storage-x`` -> ``D-001-storage``, ``D-001``.
+
+    Trailing segments are dropped one at a time until the name ends in a
+    segment with a digit, so ``D-TCP-004-add-dsh-host`` stands for ``D-TCP-004``
+    but never for ``D-TCP``.
+    """
+    stems = []
+    first = name.find("-")
+    cut = name.rfind("-")
+    while cut > first + 1 and not any(ch.isdigit() for ch in name[cut + 1 :]):
+        name = name[:cut]
+        stems.append(name)
+        cut = name.rfind("-")
+    return stems
 
 
 def field_text(steps: tuple[str, ...]) -> str:
@@ -67,12 +84,19 @@ class Reference:
 
 @dataclass(frozen=True)
 class PathReference:
-    """A repository path written in a record."""
+    """A repository path written in a record.
+
+    ``append_only`` marks a record that may never be edited once merged (a
+    handoff); ``strict_only`` a field that holds a path only sometimes
+    (checked only with ``strict = true``).
+    """
 
     value: str
     path: str
     pointer: str
     field: str
+    append_only: bool = False
+    strict_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,6 +109,7 @@ class IndexEntry:
     path: str
     pointer: str
     fields: tuple[tuple[str, Any], ...]
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +121,7 @@ class ListedRecord:
     path: str
     values: tuple[tuple[str, Any], ...]
     stem: str = ""
+    clean: bool = True
 
 
 @dataclass(frozen=True)
@@ -105,6 +131,7 @@ class NoteFacts:
     path: str
     conversation: str
     note: Note
+    append_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +171,7 @@ class RepoIndex:
     paths: list[PathReference] = field(default_factory=list)
     index_entries: list[IndexEntry] = field(default_factory=list)
     index_files: dict[str, str] = field(default_factory=dict)
+    index_sizes: dict[str, int] = field(default_factory=dict)
     listed: list[ListedRecord] = field(default_factory=list)
     notes: list[NoteFacts] = field(default_factory=list)
     anchors: dict[str, set[str]] = field(default_factory=dict)
@@ -154,7 +182,11 @@ class RepoIndex:
     names: set[tuple[str, str, str]] = field(default_factory=set)
     conversations: dict[str, Conversation] = field(default_factory=dict)
     timed_handoffs: list[TimedHandoff] = field(default_factory=list)
+    mission_bindings: list[tuple[str, str, Any]] = field(default_factory=list)
     unparsed_paths: set[str] = field(default_factory=set)
+    unclassified_paths: set[str] = field(default_factory=set)
+    file_names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    notes_by_folder: set[str] = field(default_factory=set)
     lookups: int = 0
     shared: dict[str, Any] = field(default_factory=dict)  # helpers the repo checks share
 
@@ -170,6 +202,12 @@ class RepoIndex:
         self.add_name(kind, groups)
         if not parsed:
             self.unparsed_paths.add(path)
+        if kind.format is Format.MARKDOWN:
+            self.notes_by_folder.add(path.removesuffix(".md"))
+        mission = groups.get("mission")
+        if mission is not None:
+            # Mission Lite: the folder is the mission, with or without mission.json.
+            self.names.add(("mission", "", mission))
         name = groups.get("conversation")
         if name is None:
             return
@@ -192,6 +230,9 @@ class RepoIndex:
 
     def _add_conversation_facts(self, ctx: FileContext, clean: bool) -> None:
         kind, data, groups = ctx.kind, ctx.data, ctx.groups
+        if kind.name == "validation-contract":
+            self.mission_bindings.append((ctx.path, groups["mission"], data.get("mission_id")))
+            return
         if kind.name in ("project-handoff", "mission-handoff"):
             folder = ctx.path.rsplit("/", 1)[0]
             handoff_id = data.get("handoff_id")
@@ -240,13 +281,11 @@ class RepoIndex:
             return
         scope = groups.get(kind.scope, "") if kind.scope else ""
         self.names.add((kind.namespace, scope, name))
+        if kind.name_rule is NameRule.TIMED and not name.startswith("H-"):
+            self.names.add((kind.namespace, scope, f"H-{name}"))
         if kind.name_rule is NameRule.SLUG:
-            first = name.find("-")
-            cut = name.rfind("-")
-            while cut > first + 1:
-                name = name[:cut]
-                self.names.add((kind.namespace, scope, name))
-                cut = name.rfind("-")
+            for stem in slug_stems(name):
+                self.names.add((kind.namespace, scope, stem))
 
     def add_file(self, ctx: FileContext, clean: bool = True) -> None:
         """Record what the repo-wide checks need from one parsed file.
@@ -274,10 +313,21 @@ class RepoIndex:
                             ref.namespace, scope, value, ctx.path, pointer, field_text(ref.field)
                         )
                     )
-        for steps in kind.paths:
-            for pointer, value in walk_field(data, steps):
-                if isinstance(value, str) and value:
-                    self.paths.append(PathReference(value, ctx.path, pointer, field_text(steps)))
+        append_only = kind.history is History.APPEND_ONLY
+        for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True)):
+            for steps in fields:
+                for pointer, value in walk_field(data, steps):
+                    if isinstance(value, str) and value:
+                        self.paths.append(
+                            PathReference(
+                                value,
+                                ctx.path,
+                                pointer,
+                                field_text(steps),
+                                append_only,
+                                strict_only,
+                            )
+                        )
         if kind.index is not None:
             self._add_index(ctx)
         listing = INDEX_OF.get(kind.name)
@@ -295,6 +345,7 @@ class RepoIndex:
                     ctx.path,
                     values,
                     ctx.groups.get("stem", ""),
+                    clean,
                 )
             )
         if kind.name == "decision":
@@ -346,6 +397,7 @@ class RepoIndex:
         entries = ctx.data.get(spec.array)
         if not isinstance(entries, list):
             return
+        self.index_sizes[ctx.path] = len(entries)
         for position, entry in enumerate(entries):
             if not isinstance(entry, dict):
                 continue
@@ -360,6 +412,7 @@ class RepoIndex:
                     ctx.path,
                     f"/{spec.array}/{position}",
                     repeated,
+                    tuple(name for name in spec.strict_required if name not in entry),
                 )
             )
 
@@ -369,4 +422,6 @@ class RepoIndex:
         note = scan(ctx.text)
         self.anchors[ctx.path] = note.anchors
         conversation = ctx.groups.get("conversation", "")
-        self.notes.append(NoteFacts(ctx.path, conversation, note))
+        self.notes.append(
+            NoteFacts(ctx.path, conversation, note, ctx.kind.history is History.APPEND_ONLY)
+        )

@@ -29,6 +29,7 @@ class NameRule(str, enum.Enum):
     DIR = "dir"  # id == the record's folder name
     SLUG = "slug"  # id == stem, or id + "-slug" == stem (configurable: exact|prefix)
     TURN = "turn"  # stem is a 4+ digit number and ``turn`` (if present) equals it
+    TIMED = "timed"  # id == stem, or "H-" + stem for a bare YYYYMMDD-HHMMSS-<focus> stem
 
 
 class History(str, enum.Enum):
@@ -109,11 +110,34 @@ class IndexSpec:
     id_field: str
     kind: str
     fields: tuple[tuple[str, tuple[str, ...]], ...]
+    maintained: bool = True
+    strict_required: tuple[str, ...] = ()
 
 
-def index_spec(array: str, id_field: str, record_kind: str, /, **fields: str) -> IndexSpec:
-    """Declare an index file; ``fields`` maps entry fields to record field specs."""
-    return IndexSpec(array, id_field, record_kind, tuple((k, spec(v)) for k, v in fields.items()))
+def index_spec(
+    array: str,
+    id_field: str,
+    record_kind: str,
+    /,
+    maintained: bool = True,
+    strict_required: tuple[str, ...] = (),
+    **fields: str,
+) -> IndexSpec:
+    """Declare an index file; ``fields`` maps entry fields to record field specs.
+
+    ``maintained=False`` marks an index the runtime ships empty and never
+    updates: while it lists nothing, records missing from it are reported only
+    with ``strict = true``. ``strict_required`` names entry fields the
+    runtime's writer omits, required only with ``strict = true``.
+    """
+    return IndexSpec(
+        array,
+        id_field,
+        record_kind,
+        tuple((k, spec(v)) for k, v in fields.items()),
+        maintained,
+        strict_required,
+    )
 
 
 @dataclass(frozen=True)
@@ -151,7 +175,11 @@ class Kind:
     for conversation handoffs); ``None`` means the whole repository.
     ``namespace`` groups kinds that share an id space (project and mission
     handoffs). ``folder`` is the group holding the folder name for
-    :attr:`NameRule.DIR`.
+    :attr:`NameRule.DIR`. ``example`` is the file name agents give records of
+    the kind (``D-<id>.json``), used to suggest a name for a misnamed file.
+    ``open_fields`` marks kinds whose runtime schema accepts extra top-level
+    fields (reported only with ``strict = true``); ``strict_paths`` are fields
+    that hold a repository path only sometimes (checked only when strict).
     """
 
     name: str
@@ -170,6 +198,9 @@ class Kind:
     paths: tuple[tuple[str, ...], ...] = field(default=())
     index: IndexSpec | None = None
     history: History = History.FREE
+    example: str = ""
+    open_fields: bool = False
+    strict_paths: tuple[tuple[str, ...], ...] = field(default=())
 
 
 def _p(pattern: str) -> re.Pattern[str]:
@@ -197,8 +228,9 @@ _HANDOFF_PATHS = paths(
 
 _C = r"conversations/(?P<conversation>[^/]+)"
 _M = r"missions/(?P<mission>[^/]+)"
-#: The runtime's own mission handoff names: ``YYYYMMDD-HHMMSS-<focus>``.
-_RUNTIME_HANDOFF = r"\d{8}-\d{6}(?:-[^/]+)?"
+#: A runtime handoff name: ``YYYYMMDD-HHMMSS-<focus>`` (the note beside it) or
+#: ``H-YYYYMMDD-HHMMSS-<focus>`` (the JSON payload).
+_TIMED = r"\d{8}-\d{6}(?:-[^/]*)?"
 
 KINDS: tuple[Kind, ...] = (
     Kind(
@@ -212,6 +244,7 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.DIR,
         namespace="conversation",
         folder="conversation",
+        example="conversations/C-<id>/meta.json",
         refs=(
             *refs("decision", "decisions_refs[]", "state.pending_decisions[]"),
             *refs("mission", "relations.mission_ids[]", "state.active_missions[]"),
@@ -228,6 +261,7 @@ KINDS: tuple[Kind, ...] = (
         _p(rf"{_C}/handoffs/state\.json"),
         Format.JSON,
         schema="handoff-state",
+        example="conversations/C-<id>/handoffs/state.json",
         refs=(
             *refs("session", "active_agent.session_id"),
             *refs("conversation-handoff", "latest_handoff_id", scope=Scope.CONVERSATION),
@@ -253,11 +287,12 @@ KINDS: tuple[Kind, ...] = (
         ),
         paths=(*_HANDOFF_PATHS, *paths("context_pointer.recent_artifacts[]")),
         history=History.APPEND_ONLY,
+        example="conversations/C-<id>/handoffs/H-NNN.json",
     ),
     Kind(
         "handoff-note",
         "handoff note",
-        _p(rf"(?:{_C}/|{_M}/)?handoffs/(?P<stem>H-[^/]*)\.md"),
+        _p(rf"(?:{_C}/|{_M}/)?handoffs/(?P<stem>H-[^/]*|{_TIMED})\.md"),
         Format.MARKDOWN,
         history=History.APPEND_ONLY,
     ),
@@ -269,6 +304,7 @@ KINDS: tuple[Kind, ...] = (
         schema="turn",
         id_field="turn",
         name_rule=NameRule.TURN,
+        example="conversations/C-<id>/turns/NNNN.yaml",
     ),
     Kind(
         "resume-marker",
@@ -299,16 +335,17 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "project-handoff",
         "project handoff",
-        _p(r"handoffs/(?P<stem>H-[^/]*)\.json"),
+        _p(rf"handoffs/(?P<stem>H-[^/]*|{_TIMED})\.json"),
         Format.JSON,
         schema="handoff",
         id_field="handoff_id",
         id_pattern=_prefixed("H"),
-        name_rule=NameRule.STEM,
+        name_rule=NameRule.TIMED,
         namespace="handoff",
         refs=(*_BINDING, *refs("session", "from.session_id")),
         paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
         history=History.APPEND_ONLY,
+        example="handoffs/H-YYYYMMDD-HHMMSS-<focus>.json",
     ),
     Kind(
         "mission",
@@ -321,6 +358,7 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.DIR,
         namespace="mission",
         folder="mission",
+        example="missions/M-<id>/mission.json",
         sub_ids=(SubId("milestones", "milestone_id", _prefixed("MS"), "milestone", "milestone"),),
         refs=(
             *refs("session", "coordinator_session_id"),
@@ -341,30 +379,31 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "mission-handoff",
         "mission handoff",
-        _p(rf"{_M}/handoffs/(?P<stem>H-[^/]*)\.json"),
+        _p(rf"{_M}/handoffs/(?P<stem>H-[^/]*|{_TIMED})\.json"),
         Format.JSON,
         schema="handoff",
         id_field="handoff_id",
         id_pattern=_prefixed("H"),
-        name_rule=NameRule.STEM,
+        name_rule=NameRule.TIMED,
         namespace="handoff",
         refs=(*_BINDING, *refs("session", "from.session_id")),
         paths=(*_HANDOFF_PATHS, *paths("shared_context_ref", "graphify_context.subgraph_ref")),
         history=History.APPEND_ONLY,
+        example="missions/M-<id>/handoffs/H-YYYYMMDD-HHMMSS-<focus>.json",
     ),
     Kind(
-        "mission-handoff-runtime",
-        "mission handoff (runtime naming)",
-        _p(rf"{_M}/handoffs/(?P<stem>{_RUNTIME_HANDOFF})\.json"),
+        "validation-contract",
+        "validation contract",
+        _p(rf"{_M}/validation-contract\.json"),
         Format.JSON,
-        history=History.APPEND_ONLY,
-    ),
-    Kind(
-        "mission-handoff-runtime-note",
-        "mission handoff note (runtime naming)",
-        _p(rf"{_M}/handoffs/(?P<stem>{_RUNTIME_HANDOFF})\.md"),
-        Format.MARKDOWN,
-        history=History.APPEND_ONLY,
+        schema="validation-contract",
+        refs=(
+            *refs("mission", "mission_id"),
+            *refs("decision", "approval_decision"),
+            *refs("waitpoint", "source_waitpoint"),
+        ),
+        paths=paths("proposal_ref", "decision_ref"),
+        example="missions/M-<id>/validation-contract.json",
     ),
     Kind(
         "mission-note",
@@ -378,6 +417,7 @@ KINDS: tuple[Kind, ...] = (
         _p(r"decisions/index\.json"),
         Format.JSON,
         schema="decision-index",
+        example="decisions/index.json",
         index=index_spec(
             "decisions",
             "decision_id",
@@ -400,7 +440,9 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.SLUG,
         namespace="decision",
         refs=(*_BINDING, *_RELATIONS, *refs("decision", "superseded_by_decision_id")),
-        paths=paths("gate.resource_ref", "relations.artifact_refs[]"),
+        paths=paths("relations.artifact_refs[]"),
+        strict_paths=paths("gate.resource_ref"),
+        example="decisions/D-<id>.json",
     ),
     Kind(
         "waitpoint-index",
@@ -408,10 +450,12 @@ KINDS: tuple[Kind, ...] = (
         _p(r"waitpoints/index\.json"),
         Format.JSON,
         schema="waitpoint-index",
+        example="waitpoints/index.json",
         index=index_spec(
             "waitpoints",
             "waitpoint_id",
             "waitpoint",
+            strict_required=("gate_action", "resource_ref"),
             status="status",
             owner_workflow="owner_workflow",
             gate_action="gate.action",
@@ -431,7 +475,9 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.SLUG,
         namespace="waitpoint",
         refs=(*_BINDING, *_RELATIONS, *refs("decision", "decision_id")),
-        paths=paths("evidence_refs[]", "gate.resource_ref", "relations.artifact_refs[]"),
+        paths=paths("evidence_refs[]", "relations.artifact_refs[]"),
+        strict_paths=paths("gate.resource_ref"),
+        example="waitpoints/WP-<id>.json",
     ),
     Kind(
         "inbox-index",
@@ -439,6 +485,7 @@ KINDS: tuple[Kind, ...] = (
         _p(r"inbox/index\.json"),
         Format.JSON,
         schema="inbox-index",
+        example="inbox/index.json",
         index=index_spec(
             "messages",
             "message_id",
@@ -459,6 +506,7 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("IM"),
         name_rule=NameRule.SLUG,
         namespace="inbox-message",
+        example="inbox/IM-<id>.json",
         refs=(
             *_BINDING,
             *_RELATIONS,
@@ -477,6 +525,7 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("MEM"),
         name_rule=NameRule.SLUG,
         namespace="memory",
+        example="memory/<type>/MEM-<id>.json",
         refs=(
             *refs("conversation", "source_conversation_id"),
             *refs("decision", "source_decision_id"),
@@ -489,10 +538,12 @@ KINDS: tuple[Kind, ...] = (
         _p(r"runs/index\.json"),
         Format.JSON,
         schema="run-index",
+        example="runs/index.json",
         index=index_spec(
             "runs",
             "run_id",
             "run",
+            maintained=False,
             kind="kind",
             status="status",
             task_id="task_id",
@@ -513,6 +564,8 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.SLUG,
         namespace="run",
         refs=_BINDING,
+        open_fields=True,
+        example="runs/R-<id>.json",
     ),
     Kind(
         "session-index",
@@ -520,10 +573,12 @@ KINDS: tuple[Kind, ...] = (
         _p(r"sessions/index\.json"),
         Format.JSON,
         schema="session-index",
+        example="sessions/index.json",
         index=index_spec(
             "sessions",
             "session_id",
             "session",
+            maintained=False,
             agent_id="agent_id",
             status="status",
             updated_at="updated_at",
@@ -539,6 +594,8 @@ KINDS: tuple[Kind, ...] = (
         id_pattern=_prefixed("S"),
         name_rule=NameRule.SLUG,
         namespace="session",
+        open_fields=True,
+        example="sessions/S-<id>.json",
         refs=(
             *refs("run", "current_run_id"),
             *refs("task", "current_task_id"),
@@ -552,6 +609,7 @@ KINDS: tuple[Kind, ...] = (
         _p(r"tasks/index\.json"),
         Format.JSON,
         schema="task-index",
+        example="tasks/index.json",
         index=index_spec(
             "tasks",
             "task_id",
@@ -572,6 +630,7 @@ KINDS: tuple[Kind, ...] = (
         id_field="task_id",
         name_rule=NameRule.STEM,
         namespace="task",
+        example="tasks/<task_id>.json",
         refs=refs("mission", "mission_id"),
         paths=paths("artifacts[].ref", "gates[].evidence_refs[]"),
     ),
@@ -584,6 +643,19 @@ KINDS: tuple[Kind, ...] = (
         history=History.WRITE_ONCE,
     ),
     Kind(
+        "artifact-state",
+        "artifact bus state",
+        _p(r"artifacts/(?P<artifact>[^/]+)/state\.json"),
+        Format.JSON,
+        schema="artifact-state",
+        id_field="task_id",
+        name_rule=NameRule.DIR,
+        folder="artifact",
+        refs=refs("mission", "mission_id"),
+        paths=paths("latest_artifact", "artifacts[].path"),
+        example="artifacts/<task_id>/state.json",
+    ),
+    Kind(
         "agent",
         "agent",
         _p(r"agents/(?P<stem>[^/]+)\.json"),
@@ -592,14 +664,15 @@ KINDS: tuple[Kind, ...] = (
         id_field="agent_id",
         name_rule=NameRule.STEM,
         namespace="agent",
+        example="agents/<agent_id>.json",
         refs=(*_BINDING, *refs("session", "session_id")),
         paths=paths("external.config_ref"),
     ),
 )
 
-#: Top-level folders of the agent dir that hold records. A ``.json`` or
-#: ``.yaml`` file under one of them that matches no kind is still parsed, so a
-#: syntax error there is reported.
+#: Top-level folders of the agent dir that hold records. Every ``.json`` or
+#: ``.yaml`` file under one of them is parsed; one that matches no kind (and
+#: is not a support file) is reported with the name it should have (AL205).
 KIND_FOLDERS: frozenset[str] = frozenset(
     {
         "agents",
@@ -616,6 +689,15 @@ KIND_FOLDERS: frozenset[str] = frozenset(
     }
 )
 
+#: Files the runtime ships inside record folders that are not records, by
+#: file name, with the reason shown by ``--show-files``.
+SUPPORT_FILES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"[^/]*[.-]schema\.json", re.IGNORECASE), "not a record: a JSON Schema"),
+    (re.compile(r"sample\.json", re.IGNORECASE), "not a record: a sample shipped by the templates"),
+)
+
+_DATA_SUFFIXES = (".json", ".yaml", ".yml")
+
 KINDS_BY_NAME: dict[str, Kind] = {kind.name: kind for kind in KINDS}
 
 #: Index kinds by the record kind they list.
@@ -630,8 +712,19 @@ class Match:
     groups: dict[str, str]
 
 
+def support_file(relpath: str) -> str | None:
+    """Why the file at ``relpath`` is not a record although it sits among them, if it is not."""
+    name = relpath.rsplit("/", 1)[-1]
+    for pattern, reason in SUPPORT_FILES:
+        if pattern.fullmatch(name):
+            return reason
+    return None
+
+
 def classify(relpath: str) -> Match | None:
     """Return the kind of the file at ``relpath`` (relative to the agent dir)."""
+    if relpath.endswith(".json") and support_file(relpath):
+        return None
     for kind in KINDS:
         m = kind.path.match(relpath)
         if m:
@@ -639,7 +732,15 @@ def classify(relpath: str) -> Match | None:
     return None
 
 
+def in_record_folder(relpath: str) -> bool:
+    """True when ``relpath`` lies under one of :data:`KIND_FOLDERS`."""
+    return "/" in relpath and relpath.split("/", 1)[0] in KIND_FOLDERS
+
+
 def is_data_file(relpath: str) -> bool:
     """True for an unclassified JSON/YAML file under a known record folder."""
-    top = relpath.split("/", 1)[0]
-    return top in KIND_FOLDERS and relpath.endswith((".json", ".yaml", ".yml"))
+    return (
+        in_record_folder(relpath)
+        and relpath.lower().endswith(_DATA_SUFFIXES)
+        and support_file(relpath) is None
+    )

@@ -8,22 +8,34 @@ dropped. Positions are computed afterwards, only for files with findings.
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 from agent_lint import gitgate
-from agent_lint.config import Config
+from agent_lint.config import Config, ConfigError
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.discovery import Target, find_target, read_bytes, relative, walk
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.kinds import Format, classify, is_data_file
+from agent_lint.kinds import (
+    KIND_FOLDERS,
+    KINDS_BY_NAME,
+    Format,
+    Match,
+    classify,
+    in_record_folder,
+    is_data_file,
+    support_file,
+)
 from agent_lint.loading import parse, split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
-from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE
+from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, identity
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
@@ -31,7 +43,12 @@ GATE_PREFIX = "AL6"
 
 @dataclass
 class LintResult:
-    """Everything a reporter needs: the root, the count of files read, the findings."""
+    """Everything a reporter needs: the root, the count of files read, the findings.
+
+    ``files`` lists every file of the agent dir with how it was read (for
+    ``--show-files``); ``notice`` says why nothing was checked, if so;
+    ``limits`` are the paths findings were restricted to (empty: everything).
+    """
 
     root: Path
     files_checked: int = 0
@@ -40,6 +57,11 @@ class LintResult:
     changed: set[str] | None = None
     notices: list[str] = field(default_factory=list)
     indexes: list[RepoIndex] = field(default_factory=list, repr=False)
+    files: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    notice: str | None = None
+    limits: list[Path] = field(default_factory=list)
+    baselined: int = 0
+    stale_baseline: int = 0
 
     @property
     def errors(self) -> int:
@@ -50,6 +72,11 @@ class LintResult:
     def warnings(self) -> int:
         """Number of warning-level findings."""
         return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+    @property
+    def infos(self) -> int:
+        """Number of info-level findings (summaries that need no action)."""
+        return sum(1 for d in self.diagnostics if d.severity is Severity.INFO)
 
 
 def _best_prefix(code: str, prefixes: Iterable[str]) -> int:
@@ -65,12 +92,68 @@ def is_selected(code: str, config: Config, path: str) -> bool:
     return _best_prefix(code, config.select) > _best_prefix(code, ignored)
 
 
+def is_enabled(code: str, config: Config) -> bool:
+    """Whether ``code`` can be reported for any file (``per-file-ignores`` only narrow it)."""
+    return _best_prefix(code, config.select) > _best_prefix(code, config.ignore)
+
+
 def _severity(code: str, config: Config) -> Severity | None:
     best, level = -1, None
     for prefix, severity in config.severity:
         if code.startswith(prefix) and len(prefix) > best:
             best, level = len(prefix), severity
     return level
+
+
+def configured(diagnostic: Diagnostic, config: Config) -> Diagnostic | None:
+    """``diagnostic`` as the configuration reports it: None when deselected for its file.
+
+    ``[severity]`` overrides apply to errors and warnings; info summaries stay info.
+    """
+    if not is_selected(diagnostic.code, config, diagnostic.path):
+        return None
+    level = _severity(diagnostic.code, config)
+    if level and diagnostic.severity is not Severity.INFO:
+        return diagnostic.with_severity(level)
+    return diagnostic
+
+
+_CONVERSATION = KINDS_BY_NAME["conversation"].id_pattern or re.compile("^C-")
+_MISSION = KINDS_BY_NAME["mission"].id_pattern or re.compile("^M-")
+
+
+def _signature(match: Match, relpath: str, data: Any) -> bool:
+    """Whether a file shows that the agent dir keeps Cortex agent state.
+
+    A record named with its kind's id prefix (``D-…``, ``WP-…``, a ``C-…``
+    conversation folder), a parsed record that carries its kind's id field or
+    index array, or a Mission Lite plan in an ``M-…`` folder.
+    """
+    kind = match.kind
+    name = match.groups.get(kind.folder or "stem", "")
+    if kind.id_pattern is not None and kind.id_pattern.match(name):
+        return True
+    if _CONVERSATION.match(match.groups.get("conversation", "")):
+        return True
+    if kind.name == "mission-note":
+        mission = match.groups.get("mission", "")
+        return _MISSION.match(mission) is not None and relpath.endswith(
+            f"/{mission}/mission-plan.md"
+        )
+    if not isinstance(data, dict):
+        return False
+    keys = (kind.id_field, kind.index.array if kind.index else None)
+    return any(key in data for key in keys if key)
+
+
+def _not_read(relpath: str) -> str:
+    if relpath.startswith("artifacts/"):
+        return "not read: an artifact (only artifacts/<id>/state.json is a record)"
+    if not in_record_folder(relpath):
+        return "not read: outside the record folders"
+    if relpath.lower().endswith(".md"):
+        return "not read: a Markdown file that is not a note kind"
+    return "not read: not a record or note file"
 
 
 def lint_target(
@@ -88,9 +171,14 @@ def lint_target(
     its merge-base with the base is checked as well (AL6xx): the working tree,
     or the git index if ``staged``; ``gate`` carries the command line's
     settings for it (AL6xx follow the merge-base's configuration, not the
-    change's).
+    change's). A check runs only when one of its codes is selected; a file
+    counts as clean enough to judge other files when it has no error after
+    the configuration (selection and ``[severity]``) is applied.
     """
     config = target.config
+    base = base or config.base
+    if staged and not base:
+        raise ConfigError("--staged compares the git index with a base: add --base REF")
     schemas = SchemaStore(config.schema_dirs)
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
@@ -100,26 +188,43 @@ def lint_target(
         config=config,
         folders={entry.name for entry in os.scandir(target.agent_dir) if entry.is_dir()},
     )
+    file_checks = [c for c in FILE_CHECKS if any(is_enabled(x, config) for x in c.codes)]
+    repo_checks = [c for c in REPO_CHECKS if any(is_enabled(x, config) for x in c.codes)]
+    unclassified = is_enabled(identity.UNCLASSIFIED_FILE.code, config)
     found: list[Diagnostic] = []
     formats: dict[str, tuple[Format, Path]] = {}
+    cortex = False
     for entry in walk(target):
+        path = relative(str(entry.path), str(target.root))
+        index.file_names[posixpath.basename(path)].append(path)
         if entry.problem is not None:
+            # An unsafe entry where records live is never taken for a foreign layout.
+            cortex = cortex or entry.relpath.split("/", 1)[0] in KIND_FOLDERS
             found.append(entry.problem)
+            result.files.append((path, f"not read: {entry.problem.message}"))
             continue
         match = classify(entry.relpath)
         if match is not None:
             fmt = match.kind.format
         elif is_data_file(entry.relpath):
-            fmt = Format.JSON if entry.relpath.endswith(".json") else Format.YAML
+            fmt = Format.YAML if entry.relpath.lower().endswith((".yaml", ".yml")) else Format.JSON
         else:
+            support = support_file(entry.relpath) if in_record_folder(entry.relpath) else None
+            result.files.append((path, support or _not_read(entry.relpath)))
             continue
-        path = relative(str(entry.path), str(target.root))
         formats[path] = (fmt, entry.path)
         loaded = parse(path, fmt, read_bytes(entry.path))
         result.files_checked += 1
         found.extend(loaded.diagnostics)
         if match is None:
+            result.files.append((path, "unclassified: a data file that matches no kind"))
+            index.unclassified_paths.add(path)
+            if unclassified:
+                found.extend(identity.check_unclassified(path, entry.relpath, loaded.data))
             continue
+        state = "" if loaded.ok else " (does not parse)"
+        result.files.append((path, f"{match.kind.title}{state}"))
+        cortex = cortex or _signature(match, entry.relpath, loaded.data if loaded.ok else None)
         index.add_present(path, match.kind, match.groups, loaded.ok)
         if not loaded.ok:
             continue
@@ -132,34 +237,42 @@ def lint_target(
             schemas,
             loaded.text,
         )
-        own = [d for check in FILE_CHECKS for d in check(ctx)]
+        own = [d for check in file_checks for d in check.run(ctx)]
         found.extend(own)
-        index.add_file(ctx, clean=not any(d.severity is Severity.ERROR for d in own))
-    for repo_check in REPO_CHECKS:
-        found.extend(repo_check(index))
-    base = base or config.base
+        kept = (configured(d, config) for d in own)
+        index.add_file(
+            ctx, clean=not any(d is not None and d.severity is Severity.ERROR for d in kept)
+        )
+    if not cortex:
+        name = agent_prefix if agent_prefix != "." else target.agent_dir.name
+        result.notice = f"no Cortex agent state found in {name}/; nothing checked"
+        result.files_checked = 0
+        found = []  # findings about files of another design are not ours to make
+    for repo_check in repo_checks if cortex else ():
+        found.extend(repo_check.run(index))
     gate_config = config
     if base:
+        # The append-only gate runs even then: a change that deletes every record
+        # must not turn the gate off.
         request = gate or gitgate.Request(base, staged)
         outcome = gitgate.run(target, replace(request, base=base, staged=staged))
         found.extend(outcome.findings)
         result.changed, result.notices = outcome.changed, outcome.notices
         gate_config = outcome.config or config
     roots = [p.resolve() for p in only]
-    kept = []
+    result.limits = roots
+    kept_findings = []
     for diagnostic in found:
         if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
             continue
         rules = gate_config if diagnostic.code.startswith(GATE_PREFIX) else config
-        if not is_selected(diagnostic.code, rules, diagnostic.path):
+        shown = configured(diagnostic, rules)
+        if shown is None:
             continue
-        level = _severity(diagnostic.code, rules)
-        if level:
-            diagnostic = diagnostic.with_severity(level)
-        if unsafe_fixes and RULES_BY_CODE[diagnostic.code].fix is Fix.UNSAFE:
-            diagnostic = diagnostic.with_fixable(True)
-        kept.append(diagnostic)
-    result.diagnostics = sorted(_locate(kept, formats), key=Diagnostic.sort_key)
+        if unsafe_fixes and RULES_BY_CODE[shown.code].fix is Fix.UNSAFE:
+            shown = shown.with_fixable(True)
+        kept_findings.append(shown)
+    result.diagnostics = sorted(_locate(kept_findings, formats), key=Diagnostic.sort_key)
     result.indexes.append(index)
     return result
 
@@ -220,6 +333,9 @@ def lint_paths(
     unsafe_fixes: bool = False,
     base: str | None = None,
     staged: bool = False,
+    *,
+    strict: bool = False,
+    partial: bool = False,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -230,7 +346,8 @@ def lint_paths(
     groups: dict[Path, tuple[Target, list[Path]]] = {}
     for path in paths or [Path(".")]:
         target = find_target(path, explicit_config)
-        target = Target(target.root, target.agent_dir, target.config.with_cli(select, ignore))
+        settings = target.config.with_cli(select, ignore, strict=strict, partial=partial)
+        target = Target(target.root, target.agent_dir, settings)
         entry = groups.setdefault(target.agent_dir.resolve(), (target, []))
         resolved = path.resolve()
         whole = resolved in (target.root.resolve(), target.agent_dir.resolve())
@@ -246,8 +363,13 @@ def lint_paths(
         merged.files_checked += result.files_checked
         merged.notices.extend(result.notices)
         merged.indexes.extend(result.indexes)
+        merged.limits.extend(result.limits)
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
         merged.diagnostics.extend(replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics)
+        merged.files.extend((f"{offset}/{path}", how) for path, how in result.files)
+        if result.notice:
+            notice = f"{offset}: {result.notice}"
+            merged.notice = f"{merged.notice}\n{notice}" if merged.notice else notice
     assert merged is not None
     merged.diagnostics.sort(key=Diagnostic.sort_key)
     return merged

@@ -69,3 +69,65 @@ def conversation(**changes: Any) -> dict[str, Any]:
     record = copy.deepcopy(CONVERSATION)
     record.update(changes)
     return record
+
+
+def handoff(handoff_id: str, produced_at: str = STAMP, **changes: Any) -> dict[str, Any]:
+    """A valid project or mission handoff (the runtime's handoff payload)."""
+    record: dict[str, Any] = {
+        "handoff_id": handoff_id,
+        "mode": "AGENT_RESUME",
+        "from": {"agent_id": "a", "model": "m"},
+        "to": {"role": "r", "model_pref": [], "required_capabilities": []},
+        "task_id": "T-1",
+        "task_progress": {
+            "current_step": "s",
+            "completed_steps": [],
+            "in_progress": "",
+            "remaining_steps": [],
+        },
+        "artifacts": {
+            "completed": [],
+            "context_snapshot_ref": "https://x",
+            "markdown_ref": "https://y",
+        },
+        "next_action": "go",
+        "constraints": [],
+        "verification": {"commands_run": [], "commands_needed": [], "known_failures": []},
+        "produced_at": produced_at,
+    }
+    record.update(changes)
+    return record
+
+
+def waitpoint(**changes: Any) -> dict[str, Any]:
+    """A valid pending waitpoint with ``changes`` applied."""
+    record: dict[str, Any] = {
+        "schema_version": 1,
+        "waitpoint_id": "WP-001",
+        "status": "pending",
+        "owner_workflow": "/mission",
+        "reason": "needs approval",
+        "gate": {"action": "architecture", "resource_ref": "proposal:docs/design.md"},
+        "created_at": STAMP,
+        "updated_at": STAMP,
+    }
+    record.update(changes)
+    return record
+
+
+def run(**changes: Any) -> dict[str, Any]:
+    """A run record as the runtime's writer leaves it."""
+    record: dict[str, Any] = {
+        "run_id": "R-1",
+        "task_id": None,
+        "mission_id": None,
+        "kind": "implement",
+        "status": "running",
+        "started_at": STAMP,
+        "updated_at": STAMP,
+        "events": [],
+        "commands": [],
+        "artifacts": [],
+    }
+    record.update(changes)
+    return record

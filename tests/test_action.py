@@ -421,3 +421,19 @@ def test_windows_virtual_environment_layout(tmp_path):
     done = lint.lint()
     assert done.returncode == 0, done.stdout + done.stderr
     assert lint.outputs["lint"]["exit-code"] == "0"
+
+
+@pytest.mark.slow
+def test_a_base_that_cannot_be_fetched_is_reported_with_sarif(tmp_path, installed):
+    repo = make_repo(tmp_path)
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    event = {"pull_request": {"base": {"sha": missing}, "head": {"sha": missing}}}
+    runner = _runner(tmp_path, repo, installed, event=event)
+    fetched = runner.run("fetch")
+    assert fetched.returncode == 0, fetched.stderr
+    assert "::warning title=agent-lint::could not fetch" in fetched.stdout
+    done = runner.run("lint")
+    assert done.returncode == 2 and runner.outputs["lint"]["exit-code"] == "2"
+    log = json.loads(Path(runner.outputs["lint"]["sarif-file"]).read_text())
+    [notification] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert missing in notification["message"]["text"]

@@ -106,7 +106,8 @@ def test_print_checksum(capsys):
 def test_print_checksum_errors(tmp_path, capsys):
     bad = tmp_path / "H-001.json"
     bad.write_text(
-        '{"conversation_id": "C-1", "context_pointer": {"latest_turn": 9007199254740993}}'
+        '{"handoff_id": "H-001", "conversation_id": "C-1", '
+        '"context_pointer": {"latest_turn": 9007199254740993}}'
     )
     assert main(["--print-checksum", str(bad)]) == 2
     assert "beyond 2^53-1" in capsys.readouterr().err

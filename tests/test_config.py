@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import codes
 from records import decision
@@ -125,3 +127,33 @@ def test_invalid_user_schema(lint_tree, tmp_path):
     (schema_dir / "decision.schema.json").write_text('{"type": 12}')
     with pytest.raises(SchemaConfigError):
         lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('strict = "yes"\n', "`strict` must be true or false"),
+        ('completeness = "some"\n', '`completeness` must be "complete" or "partial"'),
+        ('[severity]\nAL315 = "loud"\n', 'must be "error", "warning" or "info"'),
+    ],
+)
+def test_strict_and_completeness_are_validated(tmp_path, text, message):
+    from agent_lint.config import ConfigError, load_config
+
+    (tmp_path / ".agent-lint.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(tmp_path)
+
+
+def test_rule_names_work_in_every_key(tmp_path):
+    from agent_lint.config import load_config
+
+    (tmp_path / ".agent-lint.toml").write_text(
+        'select = ["duplicate-id"]\nignore = ["AL1"]\n'
+        '[per-file-ignores]\n"x/*" = ["unknown-field"]\n[severity]\nunknown-id-in-note = "error"\n',
+        encoding="utf-8",
+    )
+    config = load_config(tmp_path)
+    assert config.select == ("AL203",)
+    assert config.per_file_ignores == (("x/*", ("AL102",)),)
+    assert config.severity[0][0] == "AL315"

@@ -85,3 +85,27 @@ def test_git_history_fixture_matches_golden(tmp_path, capsys, update_goldens):
         golden.write_text(out, encoding="utf-8")
     assert code == 1
     assert out == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("options", "golden"), [([], "expected.txt"), (["--partial"], "expected-partial.txt")]
+)
+def test_real_world_fixture_matches_goldens(options, golden, capsys, update_goldens):
+    """A repository built from the patterns of a real one; docs/real-world.md defends each line."""
+    fixture = FIXTURES / "real-world"
+    code = main([str(fixture), "--no-color", *options])
+    out = capsys.readouterr().out
+    if update_goldens:
+        (fixture / golden).write_text(out, encoding="utf-8")
+    assert code == 1
+    assert out == (fixture / golden).read_text(encoding="utf-8")
+
+
+def test_real_world_fixture_reads_or_names_every_file(capsys):
+    fixture = FIXTURES / "real-world"
+    assert main([str(fixture), "--show-files"]) == 0
+    listed = {line.split()[0] for line in capsys.readouterr().out.splitlines()}
+    on_disk = {
+        p.relative_to(fixture).as_posix() for p in (fixture / ".agent").rglob("*") if p.is_file()
+    }
+    assert listed == on_disk

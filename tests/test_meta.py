@@ -38,7 +38,7 @@ def test_every_check_has_a_docstring():
     from agent_lint.validators import FILE_CHECKS, REPO_CHECKS
 
     for check in (*FILE_CHECKS, *REPO_CHECKS):
-        assert check.__doc__, check.__name__
+        assert check.run.__doc__, check.name
 
 
 def test_bundled_schemas_are_valid_json_schemas():
@@ -49,7 +49,7 @@ def test_bundled_schemas_are_valid_json_schemas():
     from agent_lint.schemas import bundled_schema_dir
 
     paths = sorted(bundled_schema_dir().glob("*.schema.json"))
-    assert len(paths) == 23
+    assert len(paths) == 25
     for path in paths:
         schema = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validators.validator_for(schema).check_schema(schema)

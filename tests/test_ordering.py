@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 from conversation import edited, rehash, tree
+from records import handoff
 
 H1 = "conversations/C-1/handoffs/H-001.json"
 H2 = "conversations/C-1/handoffs/H-002.json"
@@ -157,29 +158,7 @@ def test_resume_marker_names_latest_handoff(lint_tree):
 
 
 def _project_handoff(handoff_id: str, produced_at: str, mission_id: str | None = None) -> dict:
-    return {
-        "handoff_id": handoff_id,
-        "mode": "AGENT_RESUME",
-        "from": {"agent_id": "a", "model": "m"},
-        "to": {"role": "r", "model_pref": [], "required_capabilities": []},
-        "task_id": "T-1",
-        "mission_id": mission_id,
-        "task_progress": {
-            "current_step": "s",
-            "completed_steps": [],
-            "in_progress": "",
-            "remaining_steps": [],
-        },
-        "artifacts": {
-            "completed": [],
-            "context_snapshot_ref": "https://x",
-            "markdown_ref": "https://y",
-        },
-        "next_action": "go",
-        "constraints": [],
-        "verification": {"commands_run": [], "commands_needed": [], "known_failures": []},
-        "produced_at": produced_at,
-    }
+    return handoff(handoff_id, produced_at, mission_id=mission_id)
 
 
 def test_timed_handoff_ids(lint_tree):
@@ -193,14 +172,17 @@ def test_timed_handoff_ids(lint_tree):
         "missions/M-002/handoffs/H-20261103-130000.json": _project_handoff(
             "H-20261103-130000", "2026-11-03T13:00:00Z", "M-001"
         ),
+        "handoffs/20261103-120000-a.md": "# a\n",
+        "handoffs/20261103-120000-b.md": "# b\n",
+        "missions/M-002/handoffs/20261103-130000.md": "# c\n",
     }
     assert sorted(found(lint_tree(files))) == [
         (
             "AL413",
-            "handoff id time 20261103-120000 but produced_at 2026-11-03T13:00:00Z "
+            "handoff name time 20261103-120000 but produced_at 2026-11-03T13:00:00Z "
             "is 20261103-130000 in UTC",
         ),
-        ("AL414", "handoff id time 20261103-120000 is also used by H-20261103-120000-a.json"),
+        ("AL414", "handoff name time 20261103-120000 is also used by H-20261103-120000-a.json"),
         ("AL415", 'mission_id "M-001" but the handoff is stored under missions/M-002/'),
     ]
 

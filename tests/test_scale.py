@@ -67,7 +67,7 @@ def build(records: int) -> RepoIndex:
 
 
 def run(index: RepoIndex) -> int:
-    findings = [d for check in REPO_CHECKS for d in check(index)]
+    findings = [d for check in REPO_CHECKS for d in check.run(index)]
     assert findings, "the generated repository has dangling references"
     return index.lookups
 

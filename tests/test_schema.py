@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from conftest import codes
 from records import conversation, decision, mission
+from records import handoff as project_handoff
 
 
 def test_valid_records_are_clean(lint_tree):
@@ -70,24 +71,7 @@ def test_wrong_type(lint_tree):
 
 
 def test_enum_message(lint_tree):
-    handoff = {
-        "handoff_id": "H-1",
-        "mode": "AGENT",
-        "from": {"agent_id": "a", "model": "m"},
-        "to": {"role": "r", "model_pref": [], "required_capabilities": []},
-        "task_id": "T-1",
-        "task_progress": {
-            "current_step": "s",
-            "completed_steps": [],
-            "in_progress": "",
-            "remaining_steps": [],
-        },
-        "artifacts": {"completed": [], "context_snapshot_ref": "x", "markdown_ref": "y"},
-        "next_action": "go",
-        "constraints": [],
-        "verification": {"commands_run": [], "commands_needed": [], "known_failures": []},
-        "produced_at": "2026-11-02T10:00:00Z",
-    }
+    handoff = project_handoff("H-1", mode="AGENT")
     found = lint_tree({"handoffs/H-1.json": handoff}).diagnostics
     [d] = [d for d in found if d.code.startswith("AL1")]
     assert d.code == "AL104"

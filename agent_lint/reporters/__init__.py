@@ -21,12 +21,17 @@ class ReportOptions:
     color: bool = False
     quiet: bool = False
     workspace: Path | None = None  # GitHub Actions: paths relative to the checkout
+    statistics: bool = False
 
 
 Reporter = Callable[[LintResult, ReportOptions], str]
 
 REPORTERS: dict[str, Reporter] = {
-    "text": lambda result, options: text.render(result, color=options.color, quiet=options.quiet),
+    "text": lambda result, options: (
+        text.statistics(result)
+        if options.statistics
+        else text.render(result, color=options.color, quiet=options.quiet)
+    ),
     "json": lambda result, options: json_format.render(result),
     "github": lambda result, options: github.render(result, options.workspace),
     "sarif": lambda result, options: sarif.render(result, options.workspace),

@@ -39,7 +39,7 @@ def render(result: LintResult, workspace: Path | None = None) -> str:
         lines.append(f"::notice title=agent-lint --fix::{workflow.message(fixed)}")
     shown = selected(result)
     for d in shown:
-        level = "error" if d.severity is Severity.ERROR else "warning"
+        level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(d.severity, "notice")
         path = workspace_path(d.path, result.root, workspace)
         props = [f"file={workflow.prop(visible(path))}", f"line={d.line}"]
         if d.end_line is not None:
@@ -52,6 +52,8 @@ def render(result: LintResult, workspace: Path | None = None) -> str:
         fix = " [fixable with agent-lint --fix]" if d.fixable else ""
         text = workflow.message(f"{d.message} ({d.name}){fix}")
         lines.append(f"::{level} {','.join(props)}::{text}")
+    if result.notice:
+        lines.append(f"::notice title=agent-lint::{workflow.message(result.notice)}")
     left_out = len(result.diagnostics) - len(shown)
     if left_out:
         lines.append(

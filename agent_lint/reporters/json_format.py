@@ -38,6 +38,10 @@ def as_dict(result: LintResult) -> dict[str, Any]:
         ],
         "summary": {"errors": result.errors, "warnings": result.warnings},
     }
+    if result.infos:
+        document["summary"]["infos"] = result.infos
+    if result.notice:
+        document["notice"] = result.notice
     if result.notices:
         document["notices"] = list(result.notices)
     return document

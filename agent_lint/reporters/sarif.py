@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
-from agent_lint import __version__
+from agent_lint import __version__, baseline
 from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.escaping import sarif as escape
 from agent_lint.escaping import workflow
@@ -15,12 +14,12 @@ from agent_lint.reporters.paths import workspace_path
 from agent_lint.validators import RULES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def fingerprint(d: Diagnostic) -> str:
-    """A fingerprint stable across line moves: code, file, pointer and message."""
-    key = "\0".join((d.code, d.path, d.pointer, d.message))
-    return hashlib.sha256(key.encode("utf-8", errors="backslashreplace")).hexdigest()
+    """A fingerprint stable across line moves: the baseline's (see :mod:`agent_lint.baseline`)."""
+    return baseline.fingerprint(d)
 
 
 def _rule(rule: Any) -> dict[str, Any]:
@@ -36,9 +35,7 @@ def _rule(rule: Any) -> dict[str, Any]:
                 f"**Use instead**\n\n```\n{rule.good}\n```"
             ),
         },
-        "defaultConfiguration": {
-            "level": "error" if rule.severity is Severity.ERROR else "warning"
-        },
+        "defaultConfiguration": {"level": _LEVELS[rule.severity]},
     }
 
 
@@ -51,7 +48,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int], path: str) -> dict[str, A
     return {
         "ruleId": d.code,
         "ruleIndex": rule_index[d.code],
-        "level": "error" if d.severity is Severity.ERROR else "warning",
+        "level": _LEVELS[d.severity],
         "message": {"text": d.message},
         "locations": [
             {

@@ -77,7 +77,7 @@ def _conversations(result: LintResult) -> Iterable[Conversation]:
 
 
 def _finding_row(d: Diagnostic, path: str) -> str:
-    level = "error" if d.severity is Severity.ERROR else "warning"
+    level = d.severity.value
     return f"| {code(path)} | {d.line}:{d.column} | {d.code} {level} | {code(d.message)} |"
 
 
@@ -89,7 +89,9 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
 
     out = ["## agent-lint", ""]
     errors, warnings = result.errors, result.warnings
-    if not result.diagnostics:
+    if result.notice:
+        out.append(code(result.notice))
+    elif not result.diagnostics:
         out.append(f"All checks passed ({result.files_checked} files checked).")
     else:
         out.append(

@@ -1,9 +1,20 @@
-"""``text`` output: ``path:line:col: CODE message`` and a summary line."""
+"""``text`` output: ``path:line:col: CODE message``, grouped when a file repeats a code.
+
+Paths are shown relative to the current directory when it lies inside the
+repository, else relative to the repository root. When one file has more
+than :data:`GROUP_AFTER` findings of one code, they are printed as a block:
+a header line with the file, code, rule name and count, then one indented
+``line:col message`` line per finding.
+"""
 
 from __future__ import annotations
 
-from agent_lint.diagnostics import Fix, Severity
-from agent_lint.escaping.workflow import inert
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from agent_lint.diagnostics import Diagnostic, Fix, Severity
+from agent_lint.escaping.workflow import inert, lines
 from agent_lint.linter import LintResult
 from agent_lint.validators import RULES_BY_CODE
 
@@ -13,10 +24,29 @@ _RED = "\033[31m"
 _YELLOW = "\033[33m"
 _CYAN = "\033[36m"
 _DIM = "\033[2m"
+_TONES = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW, Severity.INFO: _CYAN}
+
+#: A file with more findings of one code than this gets a grouped block.
+GROUP_AFTER = 3
 
 
-def render(result: LintResult, *, color: bool = False, quiet: bool = False) -> str:
-    """Render findings one per line, followed by a summary unless ``quiet``.
+def display_paths(result: LintResult, cwd: Path | None = None) -> dict[str, str]:
+    """How each finding's path is shown: relative to ``cwd`` when it is inside the root."""
+    here = Path(os.path.abspath(cwd or Path.cwd()))
+    root = Path(os.path.abspath(result.root))
+    inside = here == root or root in here.parents
+    shown = {}
+    for d in result.diagnostics:
+        if d.path not in shown:
+            full = os.path.normpath(os.path.join(root, d.path))
+            shown[d.path] = Path(os.path.relpath(full, here)).as_posix() if inside else d.path
+    return {path: inert(text) for path, text in shown.items()}
+
+
+def render(
+    result: LintResult, *, color: bool = False, quiet: bool = False, cwd: Path | None = None
+) -> str:
+    """Render findings (grouped where a file repeats a code), then a summary unless ``quiet``.
 
     Paths and messages hold text from the linted repository: control
     characters are shown as escapes and nothing can read as a GitHub workflow
@@ -26,32 +56,76 @@ def render(result: LintResult, *, color: bool = False, quiet: bool = False) -> s
     def paint(value: str, code: str) -> str:
         return f"{code}{value}{_RESET}" if color else value
 
-    lines = []
-    for d in result.diagnostics:
-        where = paint(f"{inert(d.path)}:{d.line}:{d.column}:", _BOLD)
-        tone = _RED if d.severity is Severity.ERROR else _YELLOW
-        code = paint(d.code, _BOLD + tone)
+    def tail(d: Diagnostic) -> str:
+        level = "" if d.severity is Severity.ERROR else paint(f" [{d.severity.value}]", _DIM)
         fix = paint(" [*]", _CYAN) if d.fixable else ""
-        lines.append(f"{where} {code}{fix} {inert(d.message)}")
-    if not quiet or result.diagnostics:
-        lines.append(summary(result))
-    return "\n".join(lines) + "\n" if lines else ""
+        return f"{fix}{level} {inert(d.message)}"
+
+    paths = display_paths(result, cwd)
+    counts = Counter((d.path, d.code) for d in result.diagnostics)
+    blocks: dict[tuple[str, str], list[Diagnostic]] = defaultdict(list)
+    lines: list[str | tuple[str, str]] = []
+    for d in result.diagnostics:
+        if counts[(d.path, d.code)] > GROUP_AFTER:
+            block = blocks[(d.path, d.code)]
+            if not block:
+                lines.append((d.path, d.code))
+            block.append(d)
+            continue
+        where = paint(f"{paths[d.path]}:{d.line}:{d.column}:", _BOLD)
+        code = paint(d.code, _BOLD + _TONES[d.severity])
+        lines.append(f"{where} {code}{tail(d)}")
+    out: list[str] = []
+    for line in lines:
+        if isinstance(line, str):
+            out.append(line)
+            continue
+        block = blocks[line]
+        first = block[0]
+        header = paint(f"{paths[first.path]}:", _BOLD)
+        code = paint(first.code, _BOLD + _TONES[first.severity])
+        out.append(f"{header} {code} {first.name} ({len(block)} findings)")
+        out.extend(f"  {d.line}:{d.column}:{tail(d)}" for d in block)
+    if not quiet:
+        out.append(summary(result))
+    return "\n".join(out) + "\n" if out else ""
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
 
 
 def summary(result: LintResult) -> str:
-    """How many files were checked and fixed, and what was found."""
-    files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked"
+    """How many files were checked and fixed, what was found, and what a baseline hid."""
+    files = f"{_plural(result.files_checked, 'file')} checked"
     fixed = ""
     if result.fixed:
-        fixed = f"Fixed {len(result.fixed)} file{'s' if len(result.fixed) != 1 else ''}: "
-        fixed += ", ".join(inert(path) for path in result.fixed) + "\n"
-    if not result.diagnostics:
-        return f"{fixed}All checks passed ({files})."
+        paths = ", ".join(inert(path) for path in result.fixed)
+        fixed = f"Fixed {_plural(len(result.fixed), 'file')}: {paths}\n"
+    known = ""
+    if result.baselined:
+        known = f"; {_plural(result.baselined, 'known finding')} hidden by the baseline"
+    if result.stale_baseline:
+        stale = result.stale_baseline
+        known += (
+            f"; {stale} baseline entr{'y' if stale == 1 else 'ies'} no longer found "
+            "(refresh it with --write-baseline)"
+        )
+    if result.notice:
+        notice = lines(result.notice)
+        if not result.diagnostics:
+            return f"{fixed}{notice}."
+        fixed = f"{fixed}{notice}; the append-only gate still ran.\n"
+    if not result.errors and not result.warnings:
+        infos = f"; {result.infos} info" if result.infos else ""
+        return f"{fixed}All checks passed ({files}{infos}{known})."
     parts = []
     if result.errors:
-        parts.append(f"{result.errors} error{'s' if result.errors != 1 else ''}")
+        parts.append(_plural(result.errors, "error"))
     if result.warnings:
-        parts.append(f"{result.warnings} warning{'s' if result.warnings != 1 else ''}")
+        parts.append(_plural(result.warnings, "warning"))
+    if result.infos:
+        parts.append(f"{result.infos} info")
     fixable = sum(1 for d in result.diagnostics if d.fixable)
     hidden = sum(
         1 for d in result.diagnostics if not d.fixable and RULES_BY_CODE[d.code].fix is Fix.UNSAFE
@@ -59,4 +133,20 @@ def summary(result: LintResult) -> str:
     tail = f"; {fixable} fixable with `agent-lint --fix`" if fixable else ""
     if hidden:
         tail += f"; {hidden} more with `agent-lint --fix --unsafe-fixes`"
-    return f"{fixed}Found {' and '.join(parts)} in {files}{tail}."
+    listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
+    return f"{fixed}Found {listed} in {files}{tail}{known}."
+
+
+def statistics(result: LintResult) -> str:
+    """Counts per code, most frequent first, with the rule name and ``[*]`` when fixable."""
+    counts = Counter(d.code for d in result.diagnostics)
+    fixable = {d.code for d in result.diagnostics if d.fixable}
+    if not counts:
+        return summary(result) + "\n"
+    width = len(str(max(counts.values())))
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "".join(
+        f"{count:>{width}}\t{code}\t{'[*]' if code in fixable else '[ ]'} "
+        f"{RULES_BY_CODE[code].name}\n"
+        for code, count in rows
+    )

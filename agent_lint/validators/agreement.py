@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,7 +72,7 @@ def short(value: Any) -> str:
     """A checksum shortened for messages (``sha256:9f0e1a2b3c4d…``), other values as JSON."""
     if isinstance(value, str) and value.startswith("sha256:") and len(value) > 19:
         return value[:19] + "…"
-    return "null" if value is None else f'"{value}"' if isinstance(value, str) else str(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:

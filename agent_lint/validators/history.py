@@ -18,6 +18,8 @@ PROTECTED_PATTERNS: tuple[tuple[str, str], ...] = (
     ("conversations/<C>/handoffs/H-NNN.md", "its note"),
     ("handoffs/H-*.json", "project handoff"),
     ("handoffs/H-*.md", "its note"),
+    ("handoffs/YYYYMMDD-HHMMSS-<focus>.json", "project handoff, runtime naming"),
+    ("handoffs/YYYYMMDD-HHMMSS-<focus>.md", "its note"),
     ("missions/<M>/handoffs/H-*.json", "mission handoff"),
     ("missions/<M>/handoffs/H-*.md", "its note"),
     ("missions/<M>/handoffs/YYYYMMDD-HHMMSS-<focus>.json", "mission handoff, runtime naming"),

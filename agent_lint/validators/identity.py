@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, Identity, RepoIndex
-from agent_lint.kinds import NameRule
+from agent_lint.kinds import KINDS, Kind, NameRule, classify
 
 INVALID_ID = Rule(
     "AL201",
@@ -56,7 +56,39 @@ INVALID_FILE_NAME = Rule(
     "conversations/C-1/turns/0012.yaml",
 )
 
-RULES = (INVALID_ID, ID_NAME_MISMATCH, DUPLICATE_ID, INVALID_FILE_NAME)
+UNCLASSIFIED_FILE = Rule(
+    "AL205",
+    "unclassified-file",
+    "A data file in a record folder matches no record kind",
+    "Reports a `.json` or `.yaml` file inside a record folder (`decisions/`, `memory/`, "
+    "`conversations/<C>/turns/`, …) whose name matches no record kind, so no schema, id or "
+    "reference check reads it: a lower-case prefix (`d-foo.json`), an upper-case extension "
+    "(`D-foo.JSON`), a nested folder (`decisions/sub/D-001.json`), a turn saved as JSON. "
+    "The message names the kind the file resembles and the name it should have. Files the "
+    "runtime ships beside records (`*.schema.json`, `sample.json`) are not records and are "
+    "not reported; `agent-lint --show-files` lists how every file was read.",
+    "decisions/d-foo.json",
+    "decisions/D-foo.json",
+)
+MISSING_META = Rule(
+    "AL206",
+    "conversation-without-meta",
+    "A conversation folder has handoffs or turns but no meta.json",
+    "Reports a folder under `conversations/` that holds handoffs or turns but no "
+    "`meta.json`. The conversation has no id, no active agent and no state for the next "
+    "agent to resume from, and references to it cannot be resolved.",
+    "conversations/C-7/handoffs/H-001.json without conversations/C-7/meta.json",
+    "conversations/C-7/meta.json beside its handoffs/ and turns/",
+)
+
+RULES = (
+    INVALID_ID,
+    ID_NAME_MISMATCH,
+    DUPLICATE_ID,
+    INVALID_FILE_NAME,
+    UNCLASSIFIED_FILE,
+    MISSING_META,
+)
 
 _TURN_STEM = re.compile(r"^\d{4,}$")
 
@@ -103,7 +135,14 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
         return None
     file_name = PurePosixPath(ctx.path).name
     suffix = PurePosixPath(ctx.path).suffix
-    if kind.name_rule is NameRule.STEM or (
+    if kind.name_rule is NameRule.TIMED and not stem.startswith("H-"):
+        if value == f"H-{stem}":
+            return None
+        return (
+            f'{field} "{value}" does not match its file name {file_name} '
+            f'(expected {field} "H-{stem}")'
+        )
+    if kind.name_rule in (NameRule.STEM, NameRule.TIMED) or (
         kind.name_rule is NameRule.SLUG and ctx.config.file_name_rule == "exact"
     ):
         rename = f", or rename the file to {value}{suffix}" if renamable else ""
@@ -132,7 +171,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
         mismatch = _name_mismatch(ctx, value)
         if kind.id_pattern and not kind.id_pattern.match(value):
             name = ctx.groups.get(kind.folder or "stem")
-            adoptable = kind.name_rule in (NameRule.STEM, NameRule.DIR)
+            adoptable = kind.name_rule in (NameRule.STEM, NameRule.DIR, NameRule.TIMED)
             if mismatch and name and adoptable and kind.id_pattern.match(name):
                 # The file name is a valid id: adopting it fixes both problems.
                 yield ID_NAME_MISMATCH.at(ctx.path, mismatch, pointer=f"/{kind.id_field}")
@@ -178,3 +217,130 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
                 f'{other.title} id "{value}" is already used by {where}{scope_text}',
                 pointer=other.pointer,
             )
+
+
+_PREFIXES = ("WP", "IM", "MEM", "MS", "D", "M", "C", "H", "R", "S")
+
+
+def _renamings(relpath: str, data: object) -> Iterator[str]:
+    """Names a misnamed record file may have been meant to have, closest first."""
+    folder, _, name = relpath.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        return
+    ext = ext.lower()
+    head, dash, rest = stem.partition("-")
+    stems = [stem]
+    if dash and head.upper() in _PREFIXES and head != head.upper():
+        stems.append(f"{head.upper()}-{rest}")
+    if isinstance(data, dict):
+        for kind in KINDS:
+            value = data.get(kind.id_field) if kind.id_field else None
+            if isinstance(value, str) and value and "/" not in value and value not in stems:
+                stems.append(value)
+    exts = [ext, *(e for e in ("json", "yaml") if e != ext)]
+    folders = [folder]
+    if "/" in folder:
+        folders.append(folder.rpartition("/")[0])
+    for extension in exts:
+        for where in folders:
+            for candidate in stems:
+                yield f"{where}/{candidate}.{extension}"
+
+
+def resemblance(relpath: str, data: object) -> tuple[Kind, str] | None:
+    """The record kind a misnamed file resembles and the path it should have."""
+    for candidate in _renamings(relpath, data):
+        if candidate == relpath:
+            continue
+        match = classify(candidate)
+        if match is not None and match.kind.id_field and match.kind.example:
+            return match.kind, candidate
+    return None
+
+
+_WINDOWS_RESERVED = re.compile(r'[<>:"|?*\\]|[. ]$')
+
+
+def _carried_id(relpath: str, data: object) -> tuple[Kind, str] | None:
+    """The kind of this folder whose id field the file carries, with the id."""
+    if not isinstance(data, dict):
+        return None
+    top = relpath.split("/", 1)[0]
+    for kind in KINDS:
+        value = data.get(kind.id_field) if kind.id_field else None
+        if kind.example.startswith(f"{top}/") and isinstance(value, str):
+            return kind, value
+    return None
+
+
+def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagnostic]:
+    """A data file in a record folder that matches no kind (AL205).
+
+    ``path`` is repository-relative, ``relpath`` relative to the agent dir;
+    ``data`` is the parsed content (or None), whose id field may say what the
+    file should be called.
+    """
+    prefix = path[: len(path) - len(relpath)]
+    name = PurePosixPath(path).name
+    stem = PurePosixPath(name).stem
+    windows = (
+        f"; {name} cannot be checked out on Windows (a file name may not contain "
+        '<>:"|?*\\ or end in a dot or space)'
+        if _WINDOWS_RESERVED.search(stem)
+        else ""
+    )
+    found = resemblance(relpath, data)
+    if found is not None:
+        kind, candidate = found
+        yield UNCLASSIFIED_FILE.at(
+            path,
+            f"{name} matches no record kind, so it is not checked; it looks like a "
+            f"{kind.title} ({kind.example}): rename it to {prefix}{candidate}{windows}",
+            line=1,
+            column=1,
+            key=candidate,
+        )
+        return
+    carried = _carried_id(relpath, data)
+    if carried is not None:
+        kind, value = carried
+        yield UNCLASSIFIED_FILE.at(
+            path,
+            f'{name} holds a {kind.title} ({kind.id_field} "{value}") but matches no record '
+            f"name, so it is not checked: {kind.title} files are named {prefix}{kind.example} "
+            f"and their id has that prefix; rename the file and its id{windows}",
+            line=1,
+            column=1,
+        )
+        return
+    top = relpath.split("/", 1)[0]
+    names = sorted({kind.example for kind in KINDS if kind.example.startswith(f"{top}/")})
+    expected = ", ".join(f"{prefix}{example}" for example in names) or "record files"
+    yield UNCLASSIFIED_FILE.at(
+        path,
+        f"{name} matches no record kind, so it is not checked; {prefix}{top}/ holds "
+        f"{expected}{windows}",
+        line=1,
+        column=1,
+    )
+
+
+def check_conversation_folders(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Every conversation folder with handoffs or turns has a meta.json (AL206)."""
+    for name in sorted(index.conversations):
+        conversation = index.conversations[name]
+        if conversation.meta_path is not None:
+            continue
+        files = sorted(
+            [p for _, p in conversation.handoff_files] + [p for _, p in conversation.turn_files]
+        )
+        if not files:
+            continue
+        yield MISSING_META.at(
+            files[0],
+            f"conversation folder {conversation.folder}/ has handoffs or turns but no meta.json "
+            f'(expected {conversation.folder}/meta.json with conversation_id "{name}")',
+            line=1,
+            column=1,
+        )

@@ -8,8 +8,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule
-from agent_lint.index import ListedRecord, RepoIndex
+from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
 from agent_lint.kinds import INDEX_OF, KINDS_BY_NAME
+from agent_lint.validators.references import Absent
+from agent_lint.validators.schema import MISSING_FIELD
 
 UNRESOLVED_ENTRY = Rule(
     "AL304",
@@ -18,7 +20,9 @@ UNRESOLVED_ENTRY = Rule(
     "Reports an entry of `decisions/index.json`, `waitpoints/index.json`, "
     "`inbox/index.json`, `runs/index.json`, `sessions/index.json` or `tasks/index.json` "
     "whose `path` names no record of the kind, or whose record carries a different id. "
-    "Agents that read the index instead of scanning the folder are sent nowhere.",
+    "Agents that read the index instead of scanning the folder are sent nowhere. With "
+    '`completeness = "partial"` entries whose record file is absent are summed up in one '
+    "info finding per index.",
     '{"decision_id": "D-002", "path": ".agent/decisions/D-2.json", …}',
     '{"decision_id": "D-002", "path": ".agent/decisions/D-002.json", …}',
 )
@@ -38,7 +42,9 @@ NOT_INDEXED = Rule(
     "A record is missing from its kind's index",
     "Reports a record of a kind that has an index file (decisions, waitpoints, inbox, runs, "
     "sessions, tasks) that the index does not list. Every record must be listed exactly "
-    "once when the index exists.",
+    "once when the index exists. The runtime ships `runs/index.json` and "
+    "`sessions/index.json` empty and never writes them: while such an index lists nothing "
+    "it is not taken as maintained, and its records are reported only with `strict = true`.",
     "decisions/D-005.json exists but decisions/index.json does not list it",
     "an entry for D-005 in decisions/index.json",
 )
@@ -59,10 +65,32 @@ def _show(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _strict_fields(entries: list[IndexEntry]) -> Iterator[Diagnostic]:
+    """With ``strict = true``: entry fields the runtime's writer omits, once per (index, field)."""
+    missing: dict[tuple[str, str], list[IndexEntry]] = defaultdict(list)
+    for entry in entries:
+        for name in entry.missing:
+            missing[(entry.path, name)].append(entry)
+    for (path, name), owners in sorted(missing.items()):
+        first = owners[0]
+        count = len(owners) - 1
+        more = f" (and {count} more entr{'y' if count == 1 else 'ies'})" if count else ""
+        array, position = first.pointer.strip("/").split("/")
+        yield MISSING_FIELD.at(
+            path,
+            f'missing required field "{name}" (strict) in {array}[{position}]{more}',
+            pointer=first.pointer,
+            key=f"{name} (strict)",
+        )
+
+
 def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
     """Index entries resolve, agree with their records, and list every record once."""
     records: dict[str, ListedRecord] = {record.path: record for record in index.listed}
     listed: dict[str, set[str]] = defaultdict(set)
+    absent = Absent()
+    if index.config.strict:
+        yield from _strict_fields(index.index_entries)
     for entry in index.index_entries:
         if entry.record_path is None:
             continue
@@ -77,15 +105,19 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
             )
             continue
         listed[entry.path].add(target)
-        if target in index.unparsed_paths:
-            continue
+        if target in index.unparsed_paths or target in index.unclassified_paths:
+            continue  # the record file's own finding (AL001, AL205) says what is wrong
         record = records.get(target)
         if record is None or record.kind != entry.record_kind:
-            yield UNRESOLVED_ENTRY.at(
+            finding = UNRESOLVED_ENTRY.at(
                 entry.path,
                 f'entry path "{entry.record_path}" names no {title} record',
                 pointer=f"{entry.pointer}/path",
             )
+            if index.config.partial and record is None:
+                absent.add(posixpath.dirname(target), entry.id or target, finding)
+            else:
+                yield finding
             continue
         if entry.id is not None and record.id is not None and entry.id != record.id:
             if record.stem == entry.id or record.stem.startswith(entry.id + "-"):
@@ -105,18 +137,25 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
                     f"{_show(values[name])}",
                     pointer=f"{entry.pointer}/{name}",
                 )
-            elif name not in values:
+            elif name not in values and record.clean:
                 yield INDEX_FIELD_MISMATCH.at(
                     entry.path,
                     f"{name} {_show(value)} is not in {target}",
                     pointer=f"{entry.pointer}/{name}",
                 )
+    yield from absent.summaries()
     for record in index.listed:
         index_path = index.index_files.get(record.kind)
         if index_path is None or record.path in listed[index_path]:
             continue
         spec = INDEX_OF[record.kind].index
         assert spec is not None
+        if (
+            not spec.maintained
+            and not index.index_sizes.get(index_path)
+            and not index.config.strict
+        ):
+            continue  # shipped empty and never written by the runtime
         named = f" ({record.id})" if record.id else ""
         yield NOT_INDEXED.at(
             index_path,

@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 from urllib.parse import unquote
 
-from agent_lint.diagnostics import Diagnostic, Rule
-from agent_lint.index import RepoIndex
+from agent_lint.diagnostics import Diagnostic, Rule, Severity
+from agent_lint.index import NoteFacts, RepoIndex, slug_stems
+from agent_lint.kinds import NAMESPACES
 from agent_lint.markdown import Token, scan
 from agent_lint.validators.references import (
+    Absent,
     PathChecker,
     Resolver,
     path_checker_of,
@@ -26,7 +30,9 @@ BROKEN_LINK = Rule(
     "Reports a relative link in `summary.md`, `decisions.md`, `artifacts.md`, a handoff "
     "note or a mission note whose file does not exist, or whose `#anchor` names no heading "
     "of the linked Markdown file (anchors as GitHub renders them). Links with a scheme "
-    "(`https:`, `mailto:`) are not checked.",
+    "(`https:`, `mailto:`) are not checked. A link repeated in one note is one finding "
+    "with the count. In handoff notes (append-only once merged), and with `completeness = "
+    '"partial"`, a link to a missing file is a warning.',
     "[design](../docs/desing.md)  or  [state](summary.md#curent-state)",
     "[design](../docs/design.md)  or  [state](summary.md#current-state)",
 )
@@ -35,12 +41,22 @@ UNKNOWN_ID_IN_NOTE = Rule(
     "unknown-id-in-note",
     "A Markdown note mentions a record id that does not exist",
     "Reports an id written in a note (`D-…`, `M-…`, `C-…`, `WP-…`, and `H-…` in the notes of "
-    "a conversation) that names no record. A mention counts as an id when it contains a "
-    "digit or names an existing record (so words like `C-level` are left alone); an id "
-    "followed by a `-slug` resolves to the record it starts with. Ids in fenced code blocks "
-    "and inline code are ignored.",
+    "a conversation) that names no record, once per note and id, with the count and the "
+    "first position. Notes number their own items with the same letters (deviations "
+    "`D-1`…`D-3`, item 4 of a proposal `D-FAE-002-4`), so a mention is checked only when "
+    "it has the shape of the repository's own ids of that kind: the same prefix and the "
+    "same sequence of segments, each a short number (1-2 digits), a long number (3 or "
+    "more), an upper-case word, a lower-case word or a mixed one, after dropping a "
+    "trailing lower-case `-slug`. With `D-001` and `D-TCP-004-add-dsh-host` on disk, "
+    "`D-002` and `D-TCP-009` are checked, `D-1` and `D-FAE-002-4` are not; a mention one "
+    "character from an existing id (`D-0O1` for `D-001`) is checked too. Kinds with no "
+    "record in the repository are not checked, and an id followed by a `-slug` resolves "
+    "to the record it starts with. Ids in code are ignored. A warning by default (notes "
+    "are prose); `strict = true` checks every mention that contains a digit. With "
+    '`completeness = "partial"` unknown ids are summed up in one info finding per kind.',
     "Approved in D-0012 (the decision is D-012)",
     "Approved in D-012",
+    severity=Severity.WARNING,
 )
 
 RULES = (BROKEN_LINK, UNKNOWN_ID_IN_NOTE)
@@ -83,9 +99,43 @@ def _report(rule: Rule, path: str, message: str, token: Token) -> Diagnostic:
     )
 
 
+def _grouped(findings: list[Diagnostic], keys: list[str]) -> Iterator[Diagnostic]:
+    """One finding per key: the first, with how often the key occurs in the note."""
+    groups: dict[str, list[Diagnostic]] = defaultdict(list)
+    for key, finding in zip(keys, findings, strict=True):
+        groups[key].append(finding)
+    for key, items in groups.items():
+        first = items[0]
+        if len(items) == 1:
+            yield replace(first, key=key)
+        else:
+            yield replace(
+                first,
+                message=f"{first.message} ({len(items)} times in this note; first here)",
+                key=key,
+            )
+
+
 def _links(
-    index: RepoIndex, path: str, links: list[Token], checker: PathChecker, anchors: _Anchors
+    index: RepoIndex, facts: NoteFacts, checker: PathChecker, anchors: _Anchors
 ) -> Iterator[Diagnostic]:
+    found: list[Diagnostic] = []
+    keys: list[str] = []
+    lenient = not index.config.strict
+    for finding, key in _link_findings(index, facts.path, facts.note.links, checker, anchors):
+        absent_file = finding.code == BROKEN_LINK.code and finding.key == "missing"
+        if (finding.code == BROKEN_LINK.code and lenient and facts.append_only) or (
+            absent_file and index.config.partial
+        ):
+            finding = replace(finding, severity=Severity.WARNING)
+        found.append(finding)
+        keys.append(key)
+    yield from _grouped(found, keys)
+
+
+def _link_findings(
+    index: RepoIndex, path: str, links: list[Token], checker: PathChecker, anchors: _Anchors
+) -> Iterator[tuple[Diagnostic, str]]:
     folder = posixpath.dirname(path)
     for link in links:
         if _SCHEME.match(link.text):
@@ -100,28 +150,43 @@ def _links(
             resolved = posixpath.normpath(posixpath.join(folder, target))
         problem = checker.problem(resolved)
         if problem == "missing":
-            yield _report(
-                BROKEN_LINK, path, f'link target "{link.text}" does not exist ({resolved})', link
+            yield (
+                replace(
+                    _report(
+                        BROKEN_LINK,
+                        path,
+                        f'link target "{link.text}" does not exist ({resolved})',
+                        link,
+                    ),
+                    key="missing",
+                ),
+                link.text,
             )
             continue
         if problem is not None:
-            yield path_diagnostic(
-                problem,
-                path,
-                f'link target "{link.text}"',
-                line=link.line,
-                column=link.column,
-                end_column=link.end_column,
+            yield (
+                path_diagnostic(
+                    problem,
+                    path,
+                    f'link target "{link.text}"',
+                    line=link.line,
+                    column=link.column,
+                    end_column=link.end_column,
+                ),
+                link.text,
             )
             continue
         if anchor and resolved.endswith(".md"):
             known = anchors.of(resolved)
             if known is not None and unquote(anchor).lower() not in known:
-                yield _report(
-                    BROKEN_LINK,
-                    path,
-                    f'link anchor "#{anchor}" names no heading of {resolved}',
-                    link,
+                yield (
+                    _report(
+                        BROKEN_LINK,
+                        path,
+                        f'link anchor "#{anchor}" names no heading of {resolved}',
+                        link,
+                    ),
+                    link.text,
                 )
 
 
@@ -129,13 +194,61 @@ def _resolves(resolver: Resolver, namespace: str, scope: str, token: str) -> boo
     if resolver.exists(namespace, scope, token):
         return True
     # An id followed by a slug (D-001-storage-engine) names the record D-001.
-    cut = token.rfind("-")
-    while cut > token.find("-"):
-        token = token[:cut]
-        if resolver.exists(namespace, scope, token):
-            return True
-        cut = token.rfind("-")
-    return False
+    return any(resolver.exists(namespace, scope, stem) for stem in slug_stems(token))
+
+
+def _segment(text: str) -> str:
+    if text.isdigit():
+        return "9" if len(text) <= 2 else "999"
+    if text.isalpha():
+        return "A" if text.isupper() else "a" if text.islower() else "Aa"
+    return "x"
+
+
+def id_shape(token: str) -> tuple[str, ...]:
+    """The shape of an id: its prefix and the class of each segment, slug dropped.
+
+    ``D-TCP-004-add-dsh-host`` -> ``("D", "A", "999")``; ``D-1`` -> ``("D", "9")``;
+    ``D-FAE-002-4`` -> ``("D", "A", "999", "9")``.
+    """
+    prefix, _, rest = token.partition("-")
+    segments = rest.split("-")
+    while len(segments) > 1 and segments[-1].isalpha() and segments[-1].islower():
+        segments.pop()
+    return (prefix, *(_segment(segment) for segment in segments))
+
+
+def _shapes(resolver: Resolver) -> dict[str, set[tuple[str, ...]]]:
+    """The id shapes of the records present, per namespace."""
+    shapes: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    for (namespace, _), values in (*resolver.ids.items(), *resolver.named.items()):
+        for value in values:
+            if "-" in value:
+                shapes[namespace].add(id_shape(value))
+    return shapes
+
+
+def _checked(
+    index: RepoIndex,
+    resolver: Resolver,
+    shapes: dict[str, set[tuple[str, ...]]],
+    namespace: str,
+    text: str,
+) -> bool:
+    """Whether a mention is judged at all (see the AL315 rule)."""
+    if not any(ch.isdigit() for ch in text):
+        return False
+    if index.config.strict:
+        return resolver.keeps_records(namespace) or index.config.strict_references
+    return id_shape(text) in shapes.get(namespace, set()) or _typo(resolver, namespace, text)
+
+
+def _typo(resolver: Resolver, namespace: str, text: str) -> bool:
+    """A mention one character (or a look-alike) away from an existing id: ``D-0O1``."""
+    if not resolver.keeps_records(namespace):
+        return False
+    suggestion = resolver.suggest(namespace, "", text)
+    return suggestion is not None and len(suggestion) == len(text)
 
 
 def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
@@ -143,8 +256,12 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
     checker = path_checker_of(index)
     anchors = _Anchors(index)
     resolver = resolver_of(index)
+    shapes = _shapes(resolver)
+    absent = Absent()
     for facts in index.notes:
-        yield from _links(index, facts.path, facts.note.links, checker, anchors)
+        yield from _links(index, facts, checker, anchors)
+        found: list[Diagnostic] = []
+        keys: list[str] = []
         for mention in facts.note.ids:
             prefix = mention.text.split("-", 1)[0]
             if prefix == "H":
@@ -155,17 +272,22 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
                 namespace, scope = _PREFIXES[prefix], ""
             if _resolves(resolver, namespace, scope, mention.text):
                 continue
-            if not any(ch.isdigit() for ch in mention.text):
+            if not _checked(index, resolver, shapes, namespace, mention.text):
                 continue
-            if not resolver.keeps_records(namespace) and not index.config.strict_references:
-                continue
-            suggestion = resolver.suggest(namespace, scope, mention.text)
-            hint = f'; did you mean "{suggestion}"?' if suggestion else ""
+            hint = resolver.hint(namespace, scope, mention.text)
             where = f" in conversation {scope}" if scope else ""
-            yield _report(
+            finding = _report(
                 UNKNOWN_ID_IN_NOTE,
                 facts.path,
                 f'"{mention.text}" does not name an existing '
                 f"{namespace.replace('-', ' ')}{where}{hint}",
                 mention,
             )
+            if index.config.partial and not scope:
+                folder = posixpath.join(index.agent_prefix, NAMESPACES[namespace].folder)
+                absent.add(folder, mention.text, finding)
+                continue
+            found.append(finding)
+            keys.append(mention.text)
+        yield from _grouped(found, keys)
+    yield from absent.summaries()

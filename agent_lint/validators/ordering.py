@@ -90,8 +90,10 @@ MISSING_NOTE = Rule(
     "AL408",
     "missing-handoff-note",
     "A handoff has no Markdown note",
-    "Reports a conversation handoff `H-NNN.json` without its human-readable twin "
-    "`H-NNN.md`. The protocol writes both; people review the note.",
+    "Reports a handoff without its human-readable twin: `H-NNN.md` beside a conversation "
+    "handoff `H-NNN.json`; `YYYYMMDD-HHMMSS-<focus>.md` (or `H-….md`) beside a project or "
+    "mission handoff `H-YYYYMMDD-HHMMSS-<focus>.json`. The protocol writes both; people "
+    "review the note.",
     "handoffs/H-002.json alone",
     "handoffs/H-002.json and handoffs/H-002.md",
 )
@@ -147,9 +149,11 @@ HANDOFF_TIME_MISMATCH = Rule(
     "AL413",
     "handoff-time-mismatch",
     "A handoff id's embedded time differs from produced_at",
-    "Reports a project or mission handoff whose id embeds a time "
-    "(`H-YYYYMMDD-HHMMSS-slug`) that is not its `produced_at` in UTC. The id orders "
-    "handoffs; a wrong time puts the handoff in the wrong place.",
+    "Reports a project or mission handoff whose id or file name embeds a time "
+    "(`H-YYYYMMDD-HHMMSS-<focus>`, `YYYYMMDD-HHMMSS-<focus>`) that is neither the local "
+    "time `produced_at` is written in (`2026-08-06T23:20:00+08:00` for `20260806-232000`) "
+    "nor its UTC time. The name orders handoffs; a wrong time puts the handoff in the wrong "
+    "place. With `strict = true` the name must be the UTC time.",
     'H-20261103-120000-release.json with "produced_at": "2026-11-03T13:00:00Z"',
     'H-20261103-130000-release.json with "produced_at": "2026-11-03T13:00:00Z"',
 )
@@ -165,9 +169,10 @@ DUPLICATE_HANDOFF_TIME = Rule(
 MISSION_MISMATCH = Rule(
     "AL415",
     "mission-id-mismatch",
-    "A mission handoff names another mission",
-    "Reports a handoff in `missions/<M>/handoffs/` whose `mission_id` is not `<M>`: a "
-    "handoff copied or moved from another mission, which resumes the wrong mission's work.",
+    "A mission handoff or validation contract names another mission",
+    "Reports a handoff in `missions/<M>/handoffs/`, or a `missions/<M>/validation-contract.json`, "
+    "whose `mission_id` is not `<M>`: a file copied or moved from another mission, which "
+    "resumes or validates the wrong mission's work.",
     'missions/M-002/handoffs/H-….json with "mission_id": "M-001"',
     'missions/M-002/handoffs/H-….json with "mission_id": "M-002"',
 )
@@ -433,10 +438,40 @@ def _utc(stamp: datetime) -> str:
     return stamp.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S")
 
 
+def _local(stamp: datetime) -> str:
+    return stamp.strftime("%Y%m%d-%H%M%S")
+
+
+def _note_of(index: RepoIndex, path: str) -> bool:
+    folder, _, name = path.rpartition("/")
+    stem = name.removesuffix(".json")
+    twins = {stem, stem.removeprefix("H-"), f"H-{stem}"}
+    return any(f"{folder}/{twin}" in index.notes_by_folder for twin in twins)
+
+
 def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
-    """Project and mission handoffs: id time == produced_at (UTC), unique per folder."""
+    """Project and mission handoffs: name time == produced_at, unique per folder, a note beside.
+
+    The name's time may be ``produced_at``'s local time as written (any UTC
+    offset) or its UTC time; ``strict = true`` accepts only UTC.
+    """
+    for path, mission, mission_id in index.mission_bindings:
+        if isinstance(mission_id, str) and mission_id != mission:
+            yield MISSION_MISMATCH.at(
+                path,
+                f'mission_id "{mission_id}" but the file is stored under missions/{mission}/',
+                pointer="/mission_id",
+            )
     by_time: dict[tuple[str, str], list[str]] = defaultdict(list)
     for handoff in sorted(index.timed_handoffs, key=lambda h: h.path):
+        if not _note_of(index, handoff.path):
+            stem = file_name(handoff.path).removesuffix(".json")
+            yield MISSING_NOTE.at(
+                handoff.path,
+                f"{file_name(handoff.path)} has no note {stem.removeprefix('H-')}.md beside it",
+                line=1,
+                column=1,
+            )
         if (
             handoff.mission is not None
             and isinstance(handoff.mission_id, str)
@@ -448,22 +483,28 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
                 f"missions/{handoff.mission}/",
                 pointer="/mission_id",
             )
-        embedded = embedded_time(handoff.id)
+        embedded = embedded_time(file_name(handoff.path).removesuffix(".json"))
         if embedded is None:
             continue
         produced = parse_timestamp(handoff.produced_at)
-        if produced is not None and _utc(produced) != embedded:
+        accepted = set() if produced is None else {_utc(produced)}
+        if produced is not None and not index.config.strict:
+            accepted.add(_local(produced))
+        if produced is not None and embedded not in accepted:
+            own = _local(produced)
+            strict = index.config.strict or own == _utc(produced)
+            local = "" if strict else f" and {own} in its own offset"
             yield HANDOFF_TIME_MISMATCH.at(
                 handoff.path,
-                f"handoff id time {embedded} but produced_at {handoff.produced_at} is "
-                f"{_utc(produced)} in UTC",
+                f"handoff name time {embedded} but produced_at {handoff.produced_at} is "
+                f"{_utc(produced)} in UTC{local}",
                 pointer="/produced_at",
             )
         earlier = by_time[(handoff.folder, embedded)]
         if earlier:
             yield DUPLICATE_HANDOFF_TIME.at(
                 handoff.path,
-                f"handoff id time {embedded} is also used by {file_name(earlier[0])}",
+                f"handoff name time {embedded} is also used by {file_name(earlier[0])}",
                 pointer="/handoff_id",
             )
         earlier.append(handoff.path)

@@ -7,14 +7,15 @@ the number of references.
 
 from __future__ import annotations
 
+import difflib
 import os
 import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.kinds import NAMESPACES
 from agent_lint.suggest import Suggester
@@ -28,7 +29,9 @@ DANGLING_REFERENCE = Rule(
     "and scope: decisions, missions and the like anywhere in the repository, milestones in "
     "the same mission, handoffs in the same conversation. An agent following the reference "
     "finds nothing. A close existing id is suggested. References to a kind the repository "
-    "keeps no records of (no `tasks/` folder) are skipped unless `strict-references = true`.",
+    "keeps no records of (no `tasks/` folder, or one with only an index and schemas) are "
+    'skipped unless `strict-references = true`. With `completeness = "partial"` the '
+    "references to absent records are summed up in one info finding per folder.",
     '{"mission_id": "M-0O4"}  (the mission is M-004)',
     '{"mission_id": "M-004"}',
 )
@@ -40,7 +43,15 @@ MISSING_PATH = Rule(
     "`artifact_refs`, `artifacts.completed`, …) that does not exist. Paths are relative to "
     "the repository root; brace lists (`dir/{a,b}.json`) are expanded; values with a URI "
     "scheme (`proposal:`, `https://`) are not paths unless `path-schemes` maps the scheme "
-    "to a folder; values with `*` or `?` are patterns and are not checked.",
+    "to a folder; values with `*` or `?` are patterns and are not checked; a note in "
+    "parentheses after the path (`lib/x.js (712 lines)`) is not part of it. When a file of "
+    "that name exists in another folder, or a close name in the same folder, it is "
+    "suggested. In handoffs, which are append-only once merged, a missing path is a "
+    "warning (an error with `strict = true`). A decision's or waitpoint's "
+    "`gate.resource_ref` names the gated resource (often a revision or a branch, not a "
+    "file) and is checked as a path only with `strict = true`. With `completeness = "
+    '"partial"` missing paths inside the agent dir are summed up in one info finding per '
+    "folder, unless a file of that name exists elsewhere.",
     '{"summary_ref": ".agent/conversations/C-1/sumary.md"}',
     '{"summary_ref": ".agent/conversations/C-1/summary.md"}',
 )
@@ -67,10 +78,12 @@ RELATIONS_MISMATCH = Rule(
 
 RULES = (DANGLING_REFERENCE, MISSING_PATH, UNSAFE_PATH, RELATIONS_MISMATCH)
 
+_HINT = re.compile(r'; did you mean "[^"]*"\?')
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _BRACES = re.compile(r"\{([^{}]*)\}")
 _REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}$")
+_NOTE = re.compile(r"\s+\([^()]*\)$")
 
 
 @dataclass
@@ -87,6 +100,7 @@ class Resolver:
         self.named: dict[tuple[str, str], set[str]] = defaultdict(set)
         for namespace, scope, name in self.index.names:
             self.named[(namespace, scope)].add(name)
+        self.present = {key[0] for key in self.ids} | {key[0] for key in self.named}
 
     def exists(self, namespace: str, scope: str, value: str) -> bool:
         """True when ``value`` is an id, or a record file's name, in that namespace and scope."""
@@ -95,10 +109,25 @@ class Resolver:
         return value in self.ids.get(key, ()) or value in self.named.get(key, ())
 
     def keeps_records(self, namespace: str) -> bool:
-        """Whether the repository has a folder for the namespace's records at all."""
+        """Whether the repository keeps records of the namespace at all.
+
+        A folder that holds no record (the runtime ships ``tasks/`` with only an
+        index and schemas) does not count.
+        """
         if namespace in ("milestone", "conversation-handoff"):
             return True
-        return NAMESPACES[namespace].folder in self.index.folders
+        return namespace in self.present
+
+    def hint(self, namespace: str, scope: str, value: str) -> str:
+        """``; did you mean "X"?`` for a likely typo of an existing id, else nothing.
+
+        An existing id that differs only in its digits (``M-003`` for ``M-002``)
+        is another record, not a typo, and is not suggested.
+        """
+        suggestion = self.suggest(namespace, scope, value)
+        if suggestion is None or _other_number(suggestion, value):
+            return ""
+        return f'; did you mean "{suggestion}"?'
 
     def suggest(self, namespace: str, scope: str, value: str) -> str | None:
         """A close existing id, built lazily per namespace and scope."""
@@ -113,6 +142,13 @@ class Resolver:
         suggestion = suggester.suggest(value)
         self.index.lookups += suggester.probes - before
         return suggestion
+
+
+def _other_number(a: str, b: str) -> bool:
+    """Same length, and every differing character is a digit in both."""
+    if len(a) != len(b) or a == b:
+        return False
+    return all(x.isdigit() and y.isdigit() for x, y in zip(a, b, strict=True) if x != y)
 
 
 def resolver_of(index: RepoIndex) -> Resolver:
@@ -139,9 +175,46 @@ def _where(namespace: str, scope: str) -> str:
     return ""
 
 
+class Absent:
+    """Findings about records a partial snapshot does not contain, summed up per folder.
+
+    With ``completeness = "partial"``, each rule reports one info finding per
+    folder of absent records, at the first place that points into it, with the
+    count and the first few names.
+    """
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], list[tuple[Diagnostic, str]]] = defaultdict(list)
+
+    def add(self, folder: str, name: str, diagnostic: Diagnostic) -> None:
+        """Count ``diagnostic`` (about the absent ``name``) towards ``folder``."""
+        self.groups[(diagnostic.code, folder.rstrip("/") or ".")].append((diagnostic, name))
+
+    def summaries(self) -> Iterator[Diagnostic]:
+        """One info finding per (rule, folder)."""
+        for (_, folder), items in sorted(self.groups.items()):
+            items.sort(key=lambda item: (item[0].path, item[0].line or 0, item[0].pointer))
+            first, _ = items[0]
+            said = _HINT.sub("", first.message)
+            names = list(dict.fromkeys(name for _, name in items))
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            count = f"{len(items)} reference{'s' if len(items) != 1 else ''}"
+            yield replace(
+                first,
+                severity=Severity.INFO,
+                message=(
+                    f"partial snapshot: {count} to {len(names)} "
+                    f"name{'s' if len(names) != 1 else ''} absent from {folder}/ ({shown}); "
+                    f"first: {said}"
+                ),
+                key=f"absent from {folder}",
+            )
+
+
 def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
     """Every id in a declared reference field names an existing record (AL301)."""
     resolver = resolver_of(index)
+    absent = Absent()
     for ref in index.references:
         if resolver.exists(ref.namespace, ref.scope, ref.value):
             continue
@@ -157,14 +230,19 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
                 pointer=ref.pointer,
             )
             continue
-        suggestion = resolver.suggest(ref.namespace, ref.scope, ref.value)
-        hint = f'; did you mean "{suggestion}"?' if suggestion else ""
-        yield DANGLING_REFERENCE.at(
+        hint = resolver.hint(ref.namespace, ref.scope, ref.value)
+        finding = DANGLING_REFERENCE.at(
             ref.path,
             f'{ref.field} "{ref.value}" does not name an existing {title}'
             f"{_where(ref.namespace, ref.scope)}{hint}",
             pointer=ref.pointer,
         )
+        if index.config.partial and ref.scope == "":
+            folder = posixpath.join(index.agent_prefix, NAMESPACES[ref.namespace].folder)
+            absent.add(folder, ref.value, finding)
+        else:
+            yield finding
+    yield from absent.summaries()
 
 
 def expand_braces(value: str) -> list[str]:
@@ -203,7 +281,11 @@ class PathChecker:
             value = posixpath.join(folder, rest) if folder not in ("", ".") else rest
         if any(ch in value for ch in "*?"):
             return None
-        return value.split("#", 1)[0]
+        value = value.split("#", 1)[0]
+        if self.index.config.strict:
+            return value
+        # "lib/x.js (712 lines, F-006)": a path followed by a note in parentheses.
+        return _NOTE.sub("", value)
 
     def problem(self, path: str) -> str | None:
         """Why ``path`` (repository-relative) is unusable: absolute, outside, missing."""
@@ -245,10 +327,11 @@ def path_diagnostic(
     line: int | None = None,
     column: int | None = None,
     end_column: int | None = None,
+    hint: str = "",
 ) -> Diagnostic:
     """The finding for a path ``problem`` reported by :class:`PathChecker`."""
     rule, text = (
-        (MISSING_PATH, f"{subject} does not exist")
+        (MISSING_PATH, f"{subject} does not exist{hint}")
         if problem == "missing"
         else (UNSAFE_PATH, f"{subject} {_PATH_MESSAGES[problem]}")
     )
@@ -263,10 +346,39 @@ def path_diagnostic(
     )
 
 
+def elsewhere(index: RepoIndex, path: str) -> str | None:
+    """An existing file the missing ``path`` probably meant.
+
+    A file of the same name in another folder of the agent dir, or a close
+    name in the same folder: the path is wrong, the record is not absent.
+    """
+    name = posixpath.basename(path)
+    same = sorted(p for p in index.file_names.get(name, ()) if p != path)
+    if same:
+        return same[0]
+    if "folders" not in index.shared:
+        folders: dict[str, list[str]] = defaultdict(list)
+        for candidates in index.file_names.values():
+            for candidate in candidates:
+                folders[posixpath.dirname(candidate)].append(posixpath.basename(candidate))
+        index.shared["folders"] = folders
+    siblings = [
+        sibling
+        for sibling in index.shared["folders"].get(posixpath.dirname(path), [])
+        if not _other_number(sibling, name)  # D-002.json is another record, not a typo
+    ]
+    close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
+    return posixpath.join(posixpath.dirname(path), close[0]) if close else None
+
+
 def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
     """Path references exist inside the repository (AL302, AL303)."""
     checker = path_checker_of(index)
+    strict = index.config.strict
+    absent = Absent()
     for ref in index.paths:
+        if ref.strict_only and not strict:
+            continue
         target = checker.to_repo_path(ref.value)
         if target is None:
             continue
@@ -277,9 +389,23 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             shown = f'{ref.field} "{candidate}"'
             if candidate != ref.value:
                 shown += f' (from "{ref.value}")'
-            yield path_diagnostic(problem, ref.path, shown, pointer=ref.pointer)
             if problem != "missing":
+                yield path_diagnostic(problem, ref.path, shown, pointer=ref.pointer)
                 break
+            meant = elsewhere(index, posixpath.normpath(candidate))
+            hint = f'; did you mean "{meant}"?' if meant else ""
+            finding = path_diagnostic(problem, ref.path, shown, pointer=ref.pointer, hint=hint)
+            if ref.append_only and not strict:
+                finding = replace(finding, severity=Severity.WARNING)
+            folder = posixpath.dirname(posixpath.normpath(candidate))
+            in_agent_dir = not index.agent_prefix or f"{folder}/".startswith(
+                f"{index.agent_prefix}/"
+            )
+            if index.config.partial and meant is None and in_agent_dir:
+                absent.add(folder, candidate, finding)
+            else:
+                yield finding
+    yield from absent.summaries()
 
 
 _RELATION_KEYS = ("mission_ids", "task_ids", "conversation_ids")

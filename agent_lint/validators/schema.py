@@ -10,7 +10,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
@@ -33,8 +35,10 @@ UNKNOWN_FIELD = Rule(
     "unknown-field",
     "A field is not part of the kind's schema",
     "Reports a field the kind's schema does not define. The bundled schemas accept the "
-    "fields of both the contract and the runtime generation of each kind; anything else is "
-    "usually a typo (`next_actoin`) that silently drops information.",
+    "fields of both the contract and the runtime generation of each kind (and the fields "
+    "the runtime's writer adds, such as `workflow_gate`); anything else is usually a typo "
+    "(`next_actoin`) that silently drops information. Runs and sessions, whose runtime "
+    "schemas accept extra top-level fields, are checked for them only with `strict = true`.",
     '{"decision_id": "D-1", "statuss": "open", …}',
     '{"decision_id": "D-1", "status": "open", …}',
 )
@@ -180,7 +184,7 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
         return WRONG_TYPE, f"{name} must be {wanted}{when}, got {describe(value)}"
     if keyword == "enum":
-        choices = ", ".join("null" if v is None else str(v) for v in expected)
+        choices = ", ".join(v if isinstance(v, str) else show(v) for v in expected)
         return INVALID_VALUE, f"{name} must be one of {choices}{when}, got {show(value)}"
     if keyword == "const":
         return INVALID_VALUE, f"{name} must be {show(expected)}{when}, got {show(value)}"
@@ -229,14 +233,37 @@ def _owned_by_identity(ctx: FileContext, issue: SchemaIssue) -> bool:
     )
 
 
+_POSITION = re.compile(r"\[\d+\]")
+_POINTER_POSITION = re.compile(r"/\d+(?=/|$)")
+
+
 def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
-    """Validate the record against its kind's schema (AL101-AL108), each problem once."""
+    """Validate the record against its kind's schema (AL101-AL108), each problem once.
+
+    The same problem in several entries of an array (a field missing from 84
+    index entries) is one finding at the first entry, with the count.
+    """
     seen: set[tuple[str, str, str]] = set()
+    groups: dict[tuple[str, str, str], list[Diagnostic]] = defaultdict(list)
     for diagnostic in _schema_findings(ctx):
         key = (diagnostic.code, diagnostic.pointer, diagnostic.message)
-        if key not in seen:
-            seen.add(key)
-            yield diagnostic
+        if key in seen:
+            continue
+        seen.add(key)
+        template = _POSITION.sub("[]", diagnostic.message)
+        where = _POINTER_POSITION.sub("/*", diagnostic.pointer)
+        groups[(diagnostic.code, where, template)].append(diagnostic)
+    for (_, _, template), items in groups.items():
+        first = items[0]
+        if len(items) == 1:
+            yield first
+            continue
+        more = len(items) - 1
+        yield replace(
+            first,
+            message=f"{first.message} (and {more} more entr{'y' if more == 1 else 'ies'})",
+            key=template,
+        )
 
 
 def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
@@ -262,6 +289,8 @@ def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
                 )
             continue
         if issue.keyword == "additionalProperties" and isinstance(issue.instance, dict):
+            if ctx.kind.open_fields and not issue.path and not ctx.config.strict:
+                continue  # the runtime's schema of this kind accepts extra fields
             yield from _unknown_fields(ctx, issue)
             continue
         described = _message(issue)

@@ -1,0 +1,68 @@
+"""Agent dirs of another design get one notice and exit 0, not errors about files we do not know."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from agent_lint.cli import main
+
+FOREIGN = {
+    # Claude-style memory notes and a handoff README.
+    "memory-notes": {
+        "memory/MEMORY.md": "# Memory\n\n- [user](user.md)\n",
+        "memory/user.md": "---\nname: user\ntype: user\n---\nPrefers small PRs.\n",
+        "handoffs/README.md": "# Handoffs\n\nWrite one file per session.\n",
+        "handoffs/2026-05-01-session.md": "# Session\n\nDid D-1 and M-2.\n",
+    },
+    # A task manifest of its own format, and its tasks.
+    "task-manifest": {
+        "tasks/manifest.json": {"version": 2, "tasks": [{"id": "T-1", "title": "x"}]},
+        "tasks/T-1.json": {"id": "T-1", "title": "x", "state": "todo"},
+        "tasks/notes/T-1.md": "notes\n",
+    },
+    # An agent store with its own conversation files.
+    "conversation-store": {
+        "conversations/index.json": {"conversations": ["abc"]},
+        "conversations/abc/metadata.json": {"id": "abc", "agent_count": 1},
+        "conversations/abc/messages.json": [{"role": "user", "content": "hi"}],
+        "state.json": {"active": "abc"},
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOREIGN))
+def test_foreign_layout_gets_one_notice(tmp_path: Path, capsys, name):
+    write_tree(tmp_path / ".agent", FOREIGN[name])
+    assert main([str(tmp_path), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert out == "no Cortex agent state found in .agent/; nothing checked.\n"
+    assert main([str(tmp_path), "--output-format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["diagnostics"] == [] and "nothing checked" in document["notice"]
+    assert main([str(tmp_path), "--output-format", "github"]) == 0
+    assert capsys.readouterr().out.startswith("::notice title=agent-lint::no Cortex agent state")
+
+
+def test_cortex_record_makes_it_a_cortex_agent_dir(tmp_path: Path, capsys):
+    write_tree(tmp_path / ".agent", {**FOREIGN["task-manifest"], "decisions/D-1.json": "{"})
+    assert main([str(tmp_path), "--no-color"]) == 1
+    assert "AL001" in capsys.readouterr().out
+
+
+def test_turning_the_agent_dir_foreign_does_not_turn_the_gate_off(tmp_path: Path, capsys):
+    """A change that deletes every record still meets the append-only gate."""
+    import shutil
+
+    from gitrepo import make_repo
+
+    repo = make_repo(tmp_path)
+    shutil.rmtree(repo / ".agent")
+    write_tree(repo / ".agent", FOREIGN["memory-notes"])
+    assert main([str(repo), "--base", "main", "--no-color"]) == 1
+    out = capsys.readouterr().out
+    assert "AL602" in out
+    assert "no Cortex agent state found in .agent/; nothing checked; the append-only gate" in out

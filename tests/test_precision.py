@@ -1,0 +1,179 @@
+"""One fact, one finding: grouped repeats, the note id rule, history that cannot be edited."""
+
+from __future__ import annotations
+
+from conftest import codes
+from records import decision, handoff
+
+from agent_lint.diagnostics import Severity
+from agent_lint.validators.notes import id_shape
+
+PLAN = """# M-004 Event bus
+
+Depends on M-002 (M-002 must ship first; see M-002 and M-002).
+
+## Decisions of proposal FAE-002
+
+| id | topic | choice |
+|---|---|---|
+| D-FAE-002-1 | start | after M-002 |
+| D-FAE-002-4 | rollback | 3 retries (D-FAE-002-4) |
+
+MS-002 shipped with 3 deviations D-1/D-2/D-3; D-1 is the author change.
+The storage decision is D-TCP-004, recorded in D-TCP-009 later. See `D-TCP-777` in code.
+"""
+
+
+def _repo() -> dict[str, object]:
+    return {
+        "decisions/D-TCP-004-add-dsh-host.json": decision(decision_id="D-TCP-004-add-dsh-host"),
+        "missions/M-004/mission-plan.md": PLAN,
+        "missions/M-003/mission-plan.md": "# M-003\n",
+    }
+
+
+def test_id_shapes():
+    assert id_shape("D-TCP-004-add-dsh-host") == ("D", "A", "999")
+    assert id_shape("D-1") == ("D", "9")
+    assert id_shape("D-FAE-002-4") == ("D", "A", "999", "9")
+    assert id_shape("D-001-storage-engine") == ("D", "999")
+    assert id_shape("D-demo-1") == ("D", "a", "9")
+    assert id_shape("M-P006") == ("M", "x")
+
+
+def test_note_ids_are_judged_only_in_the_repository_id_shape(lint_tree):
+    found = lint_tree(_repo()).diagnostics
+    assert [(d.code, d.severity, d.line, d.column, d.message) for d in found] == [
+        (
+            "AL315",
+            Severity.WARNING,
+            3,
+            12,
+            '"M-002" does not name an existing mission (5 times in this note; first here)',
+        ),
+        ("AL315", Severity.WARNING, 13, 48, '"D-TCP-009" does not name an existing decision'),
+    ]
+
+
+def test_strict_judges_every_mention_with_a_digit(lint_tree):
+    found = {d.message.split('"')[1] for d in lint_tree(_repo(), strict=True).diagnostics}
+    assert found == {"M-002", "D-FAE-002-1", "D-FAE-002-4", "D-1", "D-TCP-009"}
+
+
+def test_kinds_without_records_are_not_judged_in_notes(lint_tree):
+    files = {"missions/M-004/mission-plan.md": "Waits for WP-12 and D-001.\n"}
+    assert lint_tree(files).diagnostics == []
+
+
+def test_severity_of_note_ids_is_configurable(lint_tree):
+    found = lint_tree(_repo(), config='[severity]\nAL315 = "error"\n').diagnostics
+    assert {d.severity for d in found} == {Severity.ERROR}
+
+
+def test_repeated_link_is_one_finding(lint_tree):
+    note = "[a](gone.md) and [a](gone.md)\n[b](other.md)\n"
+    found = lint_tree({**_repo(), "missions/M-003/notes.md": note}).diagnostics
+    links = [d for d in found if d.code == "AL314"]
+    assert [(d.line, d.message) for d in links] == [
+        (
+            1,
+            'link target "gone.md" does not exist (.agent/missions/M-003/gone.md) '
+            "(2 times in this note; first here)",
+        ),
+        (2, 'link target "other.md" does not exist (.agent/missions/M-003/other.md)'),
+    ]
+
+
+def test_index_missing_a_field_in_many_entries_is_one_finding(lint_tree):
+    entries = [
+        {
+            "decision_id": f"D-{n:03d}",
+            "path": f".agent/decisions/D-{n:03d}.json",
+            "type": "architecture",
+            "status": "open",
+            "gate_action": "architecture",
+            "resource_ref": "proposal:docs/design.md",
+        }
+        for n in range(1, 85)
+    ]
+    files = {f"decisions/D-{n:03d}.json": decision(decision_id=f"D-{n:03d}") for n in range(1, 85)}
+    files["decisions/index.json"] = {"decisions": entries}
+    [d] = lint_tree(files).diagnostics
+    assert d.code == "AL101" and d.pointer == "/decisions/0"
+    assert d.message == (
+        'missing required field "updated_at" in decisions[0] (and 83 more entries)'
+    )
+
+
+def test_paths_in_append_only_handoffs_are_warnings(lint_tree):
+    payload = handoff(
+        "H-20261103-120000-x",
+        "2026-11-03T12:00:00Z",
+        artifacts={
+            "completed": ["src/renamed-since.py"],
+            "context_snapshot_ref": "https://x",
+            "markdown_ref": "https://y",
+        },
+    )
+    files = {
+        "handoffs/H-20261103-120000-x.json": payload,
+        "handoffs/20261103-120000-x.md": "[design](../../docs/moved.md)\n",
+    }
+    found = lint_tree(files).diagnostics
+    assert [(d.code, d.severity) for d in found] == [
+        ("AL314", Severity.WARNING),
+        ("AL302", Severity.WARNING),
+    ]
+    strict = lint_tree(files, strict=True).diagnostics
+    assert [(d.code, d.severity) for d in strict] == [
+        ("AL314", Severity.ERROR),
+        ("AL302", Severity.ERROR),
+    ]
+    # The same path in a record that may be edited stays an error.
+    relations = {
+        key: [] for key in ("task_ids", "mission_ids", "run_ids", "queue_ids", "session_ids")
+    }
+    relations.update(artifact_refs=["src/renamed-since.py"], worktree_paths=[])
+    bad = decision(relations=relations)
+    assert [(d.code, d.severity) for d in lint_tree({"decisions/D-001.json": bad}).diagnostics] == [
+        ("AL302", Severity.ERROR)
+    ]
+
+
+def test_values_are_rendered_as_json(lint_tree):
+    from conversation import tree
+
+    files = tree()
+    state = files["conversations/C-1/handoffs/state.json"]
+    assert isinstance(state, dict)
+    files["conversations/C-1/handoffs/state.json"] = {
+        **state,
+        "active_agent": {"type": "codex", "agent_id": "x", "session_id": None},
+    }
+    [d] = lint_tree(files).diagnostics
+    assert d.code == "AL503"
+    assert '{"agent_id": "x", "session_id": null, "type": "codex"}' in d.message
+    assert "'" not in d.message and "None" not in d.message
+    assert codes(lint_tree(files)) == ["AL503"]
+
+
+def test_a_note_after_a_path_is_not_part_of_it_unless_strict(lint_tree, tmp_path):
+    payload = handoff(
+        "H-20261103-120000-x",
+        "2026-11-03T12:00:00Z",
+        artifacts={
+            "completed": ["README.md (12 lines, VC-001)"],
+            "context_snapshot_ref": "https://x",
+            "markdown_ref": "https://y",
+        },
+    )
+    for root in ("repo", "repo2"):  # lint_tree's first and second trees
+        (tmp_path / root).mkdir()
+        (tmp_path / root / "README.md").write_text("# r\n", encoding="utf-8")
+    files = {
+        "handoffs/H-20261103-120000-x.json": payload,
+        "handoffs/20261103-120000-x.md": "# x\n",
+    }
+    assert lint_tree(files).diagnostics == []
+    [d] = lint_tree(files, strict=True).diagnostics
+    assert d.code == "AL302" and '"README.md (12 lines, VC-001)"' in d.message
