@@ -38,7 +38,7 @@ from agent_lint.gitgate.snapshots import (
     TreeSnapshot,
     WorkTreeSnapshot,
 )
-from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository
+from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository, TreeEntry
 from agent_lint.kinds import KIND_FOLDERS
 
 #: ``--base auto``: the upstream of the current branch, else the remote's default branch.
@@ -233,6 +233,13 @@ class _Settings:
         self.change_prefix = change if change is not None else ""
         outside = os.path.relpath(os.path.realpath(repo.top), os.path.realpath(target.root))
         self._top_from_root = outside.replace(os.sep, "/")
+        self._folders: dict[str, dict[str, TreeEntry]] = {}
+
+    def _folder(self, folder: str) -> dict[str, TreeEntry]:
+        """The entries of one folder of the merge-base (read once)."""
+        if folder not in self._folders:
+            self._folders[folder] = self.repo.ls_tree(self.merge_base, folder, recursive=False)
+        return self._folders[folder]
 
     def display(self, path: str) -> str:
         """A repository path as reported: relative to the linted repository root."""
@@ -252,8 +259,7 @@ class _Settings:
         notices: list[str] = []
         base = Config()
         for path in sources:
-            entry = self.repo.ls_tree(self.merge_base, path.rpartition("/")[0], recursive=False)
-            found = entry.get(path)
+            found = self._folder(path.rpartition("/")[0]).get(path)
             if found is None or not found.is_regular:
                 continue
             data = self.repo.read_blobs([found.sha]).get(found.sha, b"")
@@ -307,7 +313,7 @@ class _Settings:
         join = (lambda name: f"{self.root}/{name}") if self.root else (lambda name: name)
         if config.agent_dir:
             return posixpath.normpath(join(config.agent_dir))
-        listing = self.repo.ls_tree(self.merge_base, self.root, recursive=False)
+        listing = self._folder(self.root)
         folders = {posixpath.basename(p) for p, e in listing.items() if e.mode == MODE_TREE}
         if AGENT_DIR_NAME in folders or join(AGENT_DIR_NAME) in listing:
             return join(AGENT_DIR_NAME)
