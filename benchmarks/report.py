@@ -142,10 +142,16 @@ def _size_section(results: Results, result: SizeResult) -> Iterator[str]:
         if result.findings_as_injected
         else f"**not** the injected defects ({', '.join(sorted(c for c, _ in repo.expected()))})"
     )
+    peer_verdict = (
+        "those of the schema defects"
+        if result.peer_as_injected
+        else f"**not** those of the schema defects ({', '.join(sorted(result.peer_flagged))})"
+    )
     yield (
         f"{repo.files:,} files in the agent dir ({kinds['json']:,} JSON, {kinds['yaml']:,} YAML, "
         f"{kinds['md']:,} Markdown) in {repo.clusters:,} clusters. agent-lint reports "
-        f"{findings}: {verdict}. Bare parse with {result.parsers}."
+        f"{findings}: {verdict}. check-jsonschema flags {len(result.peer_flagged)} "
+        f"file(s): {peer_verdict}. Bare parse with {result.parsers}."
     )
     yield ""
     yield "| contender | median s | range s | peak RSS MB | exit | note |"

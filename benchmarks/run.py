@@ -121,6 +121,7 @@ class SizeResult:
     series: dict[str, Series]
     findings: Counter[tuple[str, str]]
     parsers: str
+    peer_flagged: set[str]
     modified: int = 0
     scenario_findings: dict[str, Counter[str]] = field(default_factory=dict)
 
@@ -128,6 +129,11 @@ class SizeResult:
     def findings_as_injected(self) -> bool:
         """True when agent-lint reported exactly the injected defects."""
         return self.findings == self.repo.expected()
+
+    @property
+    def peer_as_injected(self) -> bool:
+        """True when check-jsonschema flagged exactly the files of the injected schema defects."""
+        return self.peer_flagged == {d.path for d in self.repo.defects if d.family == "schema"}
 
 
 @dataclass
@@ -234,21 +240,28 @@ def _imported(stderr: str) -> dict[str, int]:
 
 
 def measure_imports(tools: Tools, workdir: Path) -> Imports:
-    """``-X importtime`` of a plain agent-lint run on a clean 100-record repository."""
+    """``-X importtime`` of a plain agent-lint run on a clean 100-record repository.
+
+    Set through ``PYTHONPROFILEIMPORTTIME``, so agent-lint starts exactly as users start it.
+    """
     repo = generate(workdir / "imports", 100, 0)
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
     bare = subprocess.run(
-        [tools.python, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, check=True
+        [tools.python, "-c", "pass"], env=env, capture_output=True, text=True, check=True
     )
     baseline = set(_imported(bare.stderr))
-    script = "import sys; from agent_lint.cli import main; sys.exit(main())"
     plain = subprocess.run(
-        [tools.python, "-X", "importtime", "-c", script, *tools.no_cache, str(repo.root)],
+        [tools.agent_lint, *tools.no_cache, str(repo.root)],
+        env=env,
         capture_output=True,
         text=True,
         check=False,
     )
     if plain.returncode != 0:
-        raise RuntimeError(f"agent-lint failed on a clean repository:\n{plain.stdout}")
+        raise RuntimeError(
+            f"agent-lint exited {plain.returncode} on a clean repository:\n"
+            f"{plain.stdout}{plain.stderr[-2000:]}"
+        )
     packages: Counter[str] = Counter()
     for module, self_us in _imported(plain.stderr).items():
         if module not in baseline:
@@ -325,6 +338,24 @@ def peer_commands(repo: Repository, tools: Tools, workdir: Path) -> list[Command
                 chunk.append(name)
                 size += len(name) + 1
     return commands
+
+
+_PEER_OK = "ok -- validation done"
+_PEER_ERRORS = "Schema validation errors were encountered."
+
+
+def peer_flagged(commands: Sequence[Command]) -> set[str]:
+    """Files check-jsonschema reported as invalid; raise if a run did not validate at all."""
+    flagged: set[str] = set()
+    for command in commands:
+        assert command.stdout is not None
+        lines = command.stdout.read_text(encoding="utf-8", errors="replace").splitlines()
+        if not lines or lines[0] not in (_PEER_OK, _PEER_ERRORS):
+            raise RuntimeError(
+                f"check-jsonschema did not validate ({command.argv[2]}):\n" + "\n".join(lines[:20])
+            )
+        flagged.update(line.split("::", 1)[0].strip() for line in lines[1:] if "::" in line)
+    return flagged
 
 
 def _lint(tools: Tools, repo: Path, out: Path, *extra: str, cache: bool = False) -> Command:
@@ -496,6 +527,7 @@ def measure_size(
         series=series,
         findings=_findings(out / "cold.json"),
         parsers=(out / "bare.txt").read_text().strip(),
+        peer_flagged=peer_flagged(peers),
     )
     if tools.has_cache and _findings(out / "warm.json") != result.findings:
         raise RuntimeError(f"{records} records: warm and cold runs report different findings")
@@ -530,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--sizes",
         type=_sizes,
         default=list(DEFAULT_SIZES),
-        help="record counts, comma-separated (default: 100,1000; the issue's set is "
+        help="record counts, comma-separated (default: 100,1000; the full set is "
         "100,1000,10000,100000)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs per contender (default 5)")
