@@ -120,6 +120,78 @@ class Repository:
         return Counter((d.code, d.path) for d in self.defects)
 
 
+#: A cluster's files (agent-dir path -> JSON value or text) and index entries (index -> entries).
+Files = dict[str, Any]
+Entries = dict[str, list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class _Ids:
+    """The names of one cluster's records and files (``index`` counts from 0)."""
+
+    index: int
+    number: int
+    base: datetime
+    topic: str
+    doc: str
+    mission: str
+    sessions: list[str]
+    tasks: list[str]
+    conversations: list[str]
+    decision_ids: list[str]
+    decision_files: list[str]
+    memory_ids: list[str]
+    run: str
+    waitpoint: str
+    inbox: str
+    previous_decision: str | None
+    project_handoff: str
+    mdir: str
+    plan: str
+    log: str
+    contract: str
+    milestone_note: str
+
+    @classmethod
+    def of(cls, index: int) -> _Ids:
+        """Names of cluster ``index``: ids numbered across clusters, times 3 hours apart."""
+        number = index + 1
+        base = EPOCH + timedelta(hours=3 * index)
+        topic = TOPICS[index % len(TOPICS)]
+        mission = _num("M", number)
+        decisions = [_num("D", 4 * index + k) for k in range(1, 5)]
+        mdir = f"missions/{mission}"
+        return cls(
+            index=index,
+            number=number,
+            base=base,
+            topic=topic,
+            doc=f"docs/{topic}.md",
+            mission=mission,
+            sessions=[_num("S", 2 * index + 1), _num("S", 2 * index + 2)],
+            tasks=[_num("T", 2 * index + 1), _num("T", 2 * index + 2)],
+            conversations=[_num("C", 2 * index + 1), _num("C", 2 * index + 2)],
+            decision_ids=decisions,
+            decision_files=[
+                f"decisions/{decisions[0]}.json",
+                f"decisions/{decisions[1]}-{topic}-owner.json",
+                f"decisions/{decisions[2]}.json",
+                f"decisions/{decisions[3]}.json",
+            ],
+            memory_ids=[_num("MEM", 3 * index + k) for k in range(1, 4)],
+            run=_num("R", number),
+            waitpoint=_num("WP", number),
+            inbox=_num("IM", number),
+            previous_decision=_num("D", 4 * index) if index else None,
+            project_handoff=f"H-{base + timedelta(minutes=50):%Y%m%d-%H%M%S}-{topic}-release-prep",
+            mdir=mdir,
+            plan=f"{mdir}/mission-plan.md",
+            log=f"{mdir}/command-log.md",
+            contract=f"{mdir}/validation-contract.json",
+            milestone_note=f"{mdir}/milestones/MS-001.md",
+        )
+
+
 class _Builder:
     """Builds clusters; holds the seeded random source and the shared pools."""
 
@@ -128,80 +200,86 @@ class _Builder:
         self.clusters = clusters
 
     def words(self) -> str:
+        """A phrase of agent chatter."""
         return self.rng.choice(PHRASES)
 
-    def topic(self, number: int) -> str:
-        return TOPICS[number % len(TOPICS)]
-
-    def cluster(self, i: int) -> Cluster:
-        """All files of cluster ``i`` (0-based)."""
-        rng = self.rng
-        n = i + 1
-        base = EPOCH + timedelta(hours=3 * i)
-        topic = self.topic(i)
-        doc = f"docs/{topic}.md"
-        mission = _num("M", n)
-        sessions = [_num("S", 2 * i + 1), _num("S", 2 * i + 2)]
-        tasks = [_num("T", 2 * i + 1), _num("T", 2 * i + 2)]
-        conversations = [_num("C", 2 * i + 1), _num("C", 2 * i + 2)]
-        decision_ids = [_num("D", 4 * i + k) for k in range(1, 5)]
-        memory_ids = [_num("MEM", 3 * i + k) for k in range(1, 4)]
-        run, waitpoint, inbox = _num("R", n), _num("WP", n), _num("IM", n)
+    def cluster(self, index: int) -> Cluster:
+        """All files of cluster ``index`` (0-based), and the index entries of its records."""
+        ids = _Ids.of(index)
         files: dict[str, Any] = {}
         entries: dict[str, list[dict[str, Any]]] = {
             name: [] for name in ("decisions", "waitpoints", "inbox", "runs", "sessions", "tasks")
         }
-        previous_decision = _num("D", 4 * i) if i else None
-        mdir = f"missions/{mission}"
-        plan, log = f"{mdir}/mission-plan.md", f"{mdir}/command-log.md"
-        contract, milestone_note = (
-            f"{mdir}/validation-contract.json",
-            f"{mdir}/milestones/MS-001.md",
+        self._decisions(ids, files, entries)
+        self._sessions_and_tasks(ids, files, entries)
+        self._mission(ids, files)
+        self._waitpoint_and_inbox(ids, files, entries)
+        self._run(ids, files, entries)
+        memories = self._memories(ids, files)
+        for slot in range(len(ids.conversations)):
+            self._conversation(files, ids, slot)
+        return Cluster(
+            number=index,
+            files=files,
+            entries=entries,
+            conversations=ids.conversations,
+            decisions=ids.decision_files,
+            decision_ids=ids.decision_ids,
+            memories=memories,
+            tasks=[f"tasks/{t}.json" for t in ids.tasks],
+            sessions=[f"sessions/{s}.json" for s in ids.sessions],
+            mission=ids.mdir,
+            project_handoff=f"handoffs/{ids.project_handoff}",
+            waitpoint=f"waitpoints/{ids.waitpoint}.json",
+            inbox=f"inbox/{ids.inbox}.json",
+            run=f"runs/{ids.run}.json",
         )
 
-        # Decisions: D1 superseded by D2 (approved), D3 open, D4 rejected.
-        decision_files = [
-            f"decisions/{decision_ids[0]}.json",
-            f"decisions/{decision_ids[1]}-{topic}-owner.json",
-            f"decisions/{decision_ids[2]}.json",
-            f"decisions/{decision_ids[3]}.json",
-        ]
+    def _decisions(
+        self, ids: _Ids, files: dict[str, Any], entries: dict[str, list[dict[str, Any]]]
+    ) -> None:
+        """Four decisions: D1 superseded by D2 (approved), D3 open, D4 rejected."""
+        rng = self.rng
         statuses = ("superseded", "approved", "open", "rejected")
         for k, (did, path, status) in enumerate(
-            zip(decision_ids, decision_files, statuses, strict=True)
+            zip(ids.decision_ids, ids.decision_files, statuses, strict=True)
         ):
-            options = [f"{topic}-{choice}" for choice in ("keep", "split", "defer")[: 2 + k % 2]]
-            created = base + timedelta(minutes=10 + 5 * k)
+            options = [
+                f"{ids.topic}-{choice}" for choice in ("keep", "split", "defer")[: 2 + k % 2]
+            ]
+            created = ids.base + timedelta(minutes=10 + 5 * k)
             resolved = status != "open"
             gate = rng.choice(GATES)
-            resource = f"proposal:{cp(plan)}" if k % 2 == 0 else doc
+            resource = f"proposal:{cp(ids.plan)}" if k % 2 == 0 else ids.doc
             record: dict[str, Any] = {
                 "schema_version": 1,
                 "decision_id": did,
                 "type": rng.choice(DECISION_TYPES),
                 "status": status,
                 "requested_by": AGENTS[0][0],
-                "prompt": f"{rng.choice(VERBS)} {topic}: which option? ({self.words()})",
+                "prompt": f"{rng.choice(VERBS)} {ids.topic}: which option? ({self.words()})",
                 "options": options,
                 "selected_option": options[1] if status in ("approved", "rejected") else None,
                 "resolved_by": "interactive-user" if resolved else None,
                 "resolved_at": _stamp(created + timedelta(minutes=3)) if resolved else None,
                 "rationale": f"Recorded by the agents: {self.words()}.",
                 "gate": {"action": gate, "resource_ref": resource},
-                "task_id": tasks[0],
-                "mission_id": mission,
-                "superseded_by_decision_id": decision_ids[1] if status == "superseded" else None,
+                "task_id": ids.tasks[0],
+                "mission_id": ids.mission,
+                "superseded_by_decision_id": ids.decision_ids[1]
+                if status == "superseded"
+                else None,
                 "created_at": _stamp(created),
                 "updated_at": _stamp(created + timedelta(minutes=3 if resolved else 0)),
             }
             if k == 2:
                 record["relations"] = {
-                    "task_ids": [tasks[0]],
-                    "mission_ids": [mission],
-                    "run_ids": [run],
+                    "task_ids": [ids.tasks[0]],
+                    "mission_ids": [ids.mission],
+                    "run_ids": [ids.run],
                     "queue_ids": [],
-                    "session_ids": [sessions[0]],
-                    "artifact_refs": [doc],
+                    "session_ids": [ids.sessions[0]],
+                    "artifact_refs": [ids.doc],
                     "worktree_paths": [],
                 }
             files[path] = record
@@ -217,23 +295,26 @@ class _Builder:
                 }
             )
 
-        # Sessions and tasks.
-        for k, sid in enumerate(sessions):
+    def _sessions_and_tasks(
+        self, ids: _Ids, files: dict[str, Any], entries: dict[str, list[dict[str, Any]]]
+    ) -> None:
+        """Two sessions and two tasks."""
+        for k, sid in enumerate(ids.sessions):
             agent_id, _, role, _ = AGENTS[k]
-            started = base + timedelta(minutes=2 + k)
+            started = ids.base + timedelta(minutes=2 + k)
             files[f"sessions/{sid}.json"] = {
                 "schema_version": 1,
                 "session_id": sid,
-                "project": topic,
+                "project": ids.topic,
                 "agent_id": agent_id,
                 "role": role,
                 "mode": "code",
-                "status": "closed" if i + 1 < self.clusters else "running",
+                "status": "closed" if ids.index + 1 < self.clusters else "running",
                 "phase": None,
                 "activity": None,
-                "current_run_id": run if k else None,
-                "current_task_id": tasks[k],
-                "current_mission_id": mission,
+                "current_run_id": ids.run if k else None,
+                "current_task_id": ids.tasks[k],
+                "current_mission_id": ids.mission,
                 "worktree_path": None,
                 "started_at": _stamp(started),
                 "last_heartbeat_at": _stamp(started + timedelta(minutes=40)),
@@ -251,21 +332,21 @@ class _Builder:
                     "updated_at": _stamp(started + timedelta(minutes=40)),
                 }
             )
-        for k, tid in enumerate(tasks):
-            title = f"{VERBS[(i + k) % len(VERBS)]} the {topic} package"
+        for k, tid in enumerate(ids.tasks):
+            title = f"{VERBS[(ids.index + k) % len(VERBS)]} the {ids.topic} package"
             status, stage = ("completed", "done") if k == 0 else ("active", "validate")
             record = {
                 "schema_version": 1,
                 "task_id": tid,
                 "title": title,
-                "description": f"{title} for mission {mission}; {self.words()}.",
+                "description": f"{title} for mission {ids.mission}; {self.words()}.",
                 "status": status,
                 "stage": stage,
-                "priority": f"P{1 + (i + k) % 3}",
+                "priority": f"P{1 + (ids.index + k) % 3}",
                 "owner": AGENTS[1][0],
-                "mission_id": mission,
+                "mission_id": ids.mission,
                 "acceptance_criteria": ["tests pass", "reviewed"],
-                "dependencies": [tasks[0]] if k else [],
+                "dependencies": [ids.tasks[0]] if k else [],
                 "subtasks": [],
                 "validation_commands": ["pytest"],
                 "gates": [
@@ -274,15 +355,15 @@ class _Builder:
                         "to_stage": "implement",
                         "status": "passed",
                         "required_artifacts": ["plan"],
-                        "evidence_refs": [cp(plan)],
+                        "evidence_refs": [cp(ids.plan)],
                         "checked_by": AGENTS[0][0],
-                        "checked_at": _stamp(base + timedelta(minutes=6)),
+                        "checked_at": _stamp(ids.base + timedelta(minutes=6)),
                         "reason": "Plan approved",
                     }
                 ],
-                "artifacts": [{"kind": "plan", "ref": cp(plan), "status": "final"}],
-                "created_at": _stamp(base + timedelta(minutes=5)),
-                "updated_at": _stamp(base + timedelta(minutes=80)),
+                "artifacts": [{"kind": "plan", "ref": cp(ids.plan), "status": "final"}],
+                "created_at": _stamp(ids.base + timedelta(minutes=5)),
+                "updated_at": _stamp(ids.base + timedelta(minutes=80)),
             }
             files[f"tasks/{tid}.json"] = record
             entries["tasks"].append(
@@ -297,12 +378,14 @@ class _Builder:
                 }
             )
 
-        # Mission, its notes and its handoff.
-        files[f"{mdir}/mission.json"] = {
+    def _mission(self, ids: _Ids, files: Files) -> None:
+        """The mission, its notes and its handoff; the cluster's project handoff."""
+        verb = VERBS[ids.index % len(VERBS)]
+        files[f"{ids.mdir}/mission.json"] = {
             "schema_version": 1,
-            "mission_id": mission,
-            "title": f"{VERBS[i % len(VERBS)]} {topic}",
-            "description": f"{VERBS[i % len(VERBS)]} the {topic} packages and release them.",
+            "mission_id": ids.mission,
+            "title": f"{verb} {ids.topic}",
+            "description": f"{verb} the {ids.topic} packages and release them.",
             "status": "active",
             "current_milestone_id": "MS-002",
             "milestones": [
@@ -312,148 +395,158 @@ class _Builder:
                     "status": status,
                     "owner": AGENTS[1][0],
                     "depends_on": [f"MS-00{d}" for d in range(1, m)],
-                    "validation_contract_ref": cp(contract),
-                    "milestone_ref": cp(milestone_note) if m == 1 else None,
-                    "started_at": _stamp(base + timedelta(minutes=10 * m)) if m < 3 else None,
-                    "completed_at": _stamp(base + timedelta(minutes=10 * m + 5))
+                    "validation_contract_ref": cp(ids.contract),
+                    "milestone_ref": cp(ids.milestone_note) if m == 1 else None,
+                    "started_at": _stamp(ids.base + timedelta(minutes=10 * m)) if m < 3 else None,
+                    "completed_at": _stamp(ids.base + timedelta(minutes=10 * m + 5))
                     if m == 1
                     else None,
                 }
                 for m, title, status in (
-                    (1, f"{topic} core", "passed"),
-                    (2, f"{topic} boundary", "in_progress"),
+                    (1, f"{ids.topic} core", "passed"),
+                    (2, f"{ids.topic} boundary", "in_progress"),
                     (3, "release", "planned"),
                 )
             ],
-            "validation_contract_ref": cp(contract),
-            "command_log_ref": cp(log),
+            "validation_contract_ref": cp(ids.contract),
+            "command_log_ref": cp(ids.log),
             "owner": AGENTS[0][0],
-            "coordinator_session_id": sessions[0],
-            "created_at": _stamp(base),
-            "updated_at": _stamp(base + timedelta(minutes=25)),
+            "coordinator_session_id": ids.sessions[0],
+            "created_at": _stamp(ids.base),
+            "updated_at": _stamp(ids.base + timedelta(minutes=25)),
         }
-        files[contract] = {"checks": ["pytest tests/" + topic, "ruff check ."]}
-        files[plan] = (
-            f"# {mission} plan\n\n1. MS-001 {topic} core\n2. MS-002 {topic} boundary\n"
-            f"3. MS-003 release\n\nOpen question: {decision_ids[2]} "
-            f"(see [the decision](../../{decision_files[2]})).\n"
+        files[ids.contract] = {"checks": ["pytest tests/" + ids.topic, "ruff check ."]}
+        files[ids.plan] = (
+            f"# {ids.mission} plan\n\n1. MS-001 {ids.topic} core\n2. MS-002 {ids.topic} boundary\n"
+            f"3. MS-003 release\n\nOpen question: {ids.decision_ids[2]} "
+            f"(see [the decision](../../{ids.decision_files[2]})).\n"
         )
-        files[log] = f"# Command log\n\n- `pytest tests/{topic}` passed ({run})\n"
-        files[milestone_note] = (
-            f"# MS-001 {topic} core\n\nPassed; evidence in [the run](../../../runs/{run}.json).\n"
+        files[ids.log] = f"# Command log\n\n- `pytest tests/{ids.topic}` passed ({ids.run})\n"
+        files[ids.milestone_note] = (
+            f"# MS-001 {ids.topic} core\n\n"
+            f"Passed; evidence in [the run](../../../runs/{ids.run}.json).\n"
         )
-        produced = base + timedelta(minutes=40)
+        produced = ids.base + timedelta(minutes=40)
         mission_handoff = f"H-{produced:%Y%m%d-%H%M%S}-ms-001-done"
-        mh_path = f"{mdir}/handoffs/{mission_handoff}"
+        mh_path = f"{ids.mdir}/handoffs/{mission_handoff}"
         files[f"{mh_path}.json"] = self._project_handoff(
             mission_handoff,
             produced,
-            mission,
-            tasks[0],
-            sessions[1],
-            cp(milestone_note),
+            ids.mission,
+            ids.tasks[0],
+            ids.sessions[1],
+            cp(ids.milestone_note),
             cp(f"{mh_path}.md"),
-            doc,
-            f"Review the {topic} boundary against {decision_ids[1]}",
+            ids.doc,
+            f"Review the {ids.topic} boundary against {ids.decision_ids[1]}",
         )
         files[f"{mh_path}.md"] = (
-            f"# MS-001 done\n\n{topic} core complete. Next: review the boundary "
-            f"({decision_ids[1]}).\n"
+            f"# MS-001 done\n\n{ids.topic} core complete. Next: review the boundary "
+            f"({ids.decision_ids[1]}).\n"
         )
-        produced = base + timedelta(minutes=50)
-        project_handoff = f"H-{produced:%Y%m%d-%H%M%S}-{topic}-release-prep"
-        ph_path = f"handoffs/{project_handoff}"
+        ph_path = f"handoffs/{ids.project_handoff}"
         files[f"{ph_path}.json"] = self._project_handoff(
-            project_handoff,
-            produced,
-            mission,
-            tasks[1],
-            sessions[0],
-            cp(f"conversations/{conversations[0]}/summary.md"),
+            ids.project_handoff,
+            ids.base + timedelta(minutes=50),
+            ids.mission,
+            ids.tasks[1],
+            ids.sessions[0],
+            cp(f"conversations/{ids.conversations[0]}/summary.md"),
             cp(f"{ph_path}.md"),
-            doc,
-            f"Approve {waitpoint} to release the {topic} packages",
+            ids.doc,
+            f"Approve {ids.waitpoint} to release the {ids.topic} packages",
         )
-        files[f"{ph_path}.md"] = f"# Release prep\n\nWaiting on {waitpoint} for {mission}.\n"
+        files[f"{ph_path}.md"] = (
+            f"# Release prep\n\nWaiting on {ids.waitpoint} for {ids.mission}.\n"
+        )
 
-        # Waitpoint, inbox message, run, memories.
-        released = base + timedelta(minutes=20)
-        files[f"waitpoints/{waitpoint}.json"] = {
+    def _waitpoint_and_inbox(
+        self, ids: _Ids, files: dict[str, Any], entries: dict[str, list[dict[str, Any]]]
+    ) -> None:
+        """A released waitpoint and the inbox message about the next decision."""
+        released = ids.base + timedelta(minutes=20)
+        files[f"waitpoints/{ids.waitpoint}.json"] = {
             "schema_version": 1,
-            "waitpoint_id": waitpoint,
+            "waitpoint_id": ids.waitpoint,
             "status": "released",
             "owner_workflow": "/approve",
-            "reason": f"{topic} needs approval",
-            "gate": {"action": "architecture", "resource_ref": doc},
-            "decision_id": decision_ids[1],
-            "evidence_refs": [cp(decision_files[1])],
+            "reason": f"{ids.topic} needs approval",
+            "gate": {"action": "architecture", "resource_ref": ids.doc},
+            "decision_id": ids.decision_ids[1],
+            "evidence_refs": [cp(ids.decision_files[1])],
             "release_note": "Approved.",
             "released_by": "/approve",
             "released_at": _stamp(released),
             "expires_at": None,
-            "task_id": tasks[0],
-            "mission_id": mission,
-            "created_at": _stamp(base + timedelta(minutes=12)),
+            "task_id": ids.tasks[0],
+            "mission_id": ids.mission,
+            "created_at": _stamp(ids.base + timedelta(minutes=12)),
             "updated_at": _stamp(released),
         }
         entries["waitpoints"].append(
             {
-                "waitpoint_id": waitpoint,
-                "path": cp(f"waitpoints/{waitpoint}.json"),
+                "waitpoint_id": ids.waitpoint,
+                "path": cp(f"waitpoints/{ids.waitpoint}.json"),
                 "status": "released",
                 "owner_workflow": "/approve",
                 "gate_action": "architecture",
-                "resource_ref": doc,
-                "decision_id": decision_ids[1],
+                "resource_ref": ids.doc,
+                "decision_id": ids.decision_ids[1],
                 "updated_at": _stamp(released),
             }
         )
-        subject = f"Approval needed for {topic} ({waitpoint})"
-        files[f"inbox/{inbox}.json"] = {
+        subject = f"Approval needed for {ids.topic} ({ids.waitpoint})"
+        files[f"inbox/{ids.inbox}.json"] = {
             "schema_version": 1,
-            "message_id": inbox,
+            "message_id": ids.inbox,
             "type": "decision_request",
             "status": "read",
             "sender_id": AGENTS[0][0],
             "recipient_ids": ["interactive-user"],
             "subject": subject,
-            "body": f"Please decide {decision_ids[2]}; {self.words()}.",
-            "task_id": tasks[1],
-            "mission_id": mission,
-            "related_decision_ids": [decision_ids[2]],
-            "related_waitpoint_ids": [waitpoint],
-            "related_handoff_ids": [project_handoff],
-            "artifact_refs": [doc],
-            "created_at": _stamp(base + timedelta(minutes=51)),
-            "updated_at": _stamp(base + timedelta(minutes=55)),
-            "read_at": _stamp(base + timedelta(minutes=55)),
+            "body": f"Please decide {ids.decision_ids[2]}; {self.words()}.",
+            "task_id": ids.tasks[1],
+            "mission_id": ids.mission,
+            "related_decision_ids": [ids.decision_ids[2]],
+            "related_waitpoint_ids": [ids.waitpoint],
+            "related_handoff_ids": [ids.project_handoff],
+            "artifact_refs": [ids.doc],
+            "created_at": _stamp(ids.base + timedelta(minutes=51)),
+            "updated_at": _stamp(ids.base + timedelta(minutes=55)),
+            "read_at": _stamp(ids.base + timedelta(minutes=55)),
             "acknowledged_at": None,
             "archived_at": None,
         }
         entries["inbox"].append(
             {
-                "message_id": inbox,
-                "path": cp(f"inbox/{inbox}.json"),
+                "message_id": ids.inbox,
+                "path": cp(f"inbox/{ids.inbox}.json"),
                 "type": "decision_request",
                 "status": "read",
                 "subject": subject,
-                "updated_at": _stamp(base + timedelta(minutes=55)),
+                "updated_at": _stamp(ids.base + timedelta(minutes=55)),
             }
         )
-        started, finished = base + timedelta(minutes=10), base + timedelta(minutes=15)
-        files[f"runs/{run}.json"] = {
+
+    def _run(
+        self, ids: _Ids, files: dict[str, Any], entries: dict[str, list[dict[str, Any]]]
+    ) -> None:
+        """The implementation run of the first milestone."""
+        rng = self.rng
+        started, finished = ids.base + timedelta(minutes=10), ids.base + timedelta(minutes=15)
+        files[f"runs/{ids.run}.json"] = {
             "schema_version": 1,
-            "run_id": run,
-            "task_id": tasks[0],
-            "mission_id": mission,
+            "run_id": ids.run,
+            "task_id": ids.tasks[0],
+            "mission_id": ids.mission,
             "agent_id": AGENTS[1][0],
             "role": "implementer",
             "kind": "implement",
             "status": "completed",
             "phase": "completed",
-            "activity": f"{topic} core implemented",
+            "activity": f"{ids.topic} core implemented",
             "worktree_path": None,
-            "branch": f"agent/{topic}-{n}",
+            "branch": f"agent/{ids.topic}-{ids.number}",
             "base_commit": f"{rng.getrandbits(28):07x}",
             "head_commit": f"{rng.getrandbits(28):07x}",
             "started_at": _stamp(started),
@@ -475,80 +568,51 @@ class _Builder:
                     "at": _stamp(finished),
                 },
             ],
-            "commands": [{"command": f"pytest tests/{topic}", "exit_code": 0}],
+            "commands": [{"command": f"pytest tests/{ids.topic}", "exit_code": 0}],
             "next_action": None,
         }
         entries["runs"].append(
             {
-                "run_id": run,
-                "path": cp(f"runs/{run}.json"),
+                "run_id": ids.run,
+                "path": cp(f"runs/{ids.run}.json"),
                 "kind": "implement",
                 "status": "completed",
-                "task_id": tasks[0],
-                "mission_id": mission,
+                "task_id": ids.tasks[0],
+                "mission_id": ids.mission,
                 "started_at": _stamp(started),
                 "finished_at": _stamp(finished),
                 "updated_at": _stamp(finished),
             }
         )
+
+    def _memories(self, ids: _Ids, files: Files) -> list[str]:
+        """One memory of each type; returns their paths."""
         memories = []
         for k, (mid, kind) in enumerate(
-            zip(memory_ids, ("episodic", "semantic", "procedural"), strict=True)
+            zip(ids.memory_ids, ("episodic", "semantic", "procedural"), strict=True)
         ):
-            name = f"{mid}-{topic}-habit" if kind == "procedural" else mid
+            name = f"{mid}-{ids.topic}-habit" if kind == "procedural" else mid
             path = f"memory/{kind}/{name}.json"
             memories.append(path)
-            content = f"In {mission} {self.words()} ({decision_ids[1]})."
+            content = f"In {ids.mission} {self.words()} ({ids.decision_ids[1]})."
             files[path] = {
                 "schema_version": 1,
                 "memory_id": mid,
                 "type": kind,
                 "title": content[:40],
                 "content": content,
-                "tags": [topic.replace("-", "_")],
-                "source_conversation_id": conversations[0],
-                "source_decision_id": decision_ids[1] if k != 2 else None,
-                "source_run_id": run if k == 2 else None,
+                "tags": [ids.topic.replace("-", "_")],
+                "source_conversation_id": ids.conversations[0],
+                "source_decision_id": ids.decision_ids[1] if k != 2 else None,
+                "source_run_id": ids.run if k == 2 else None,
                 "scope": "project",
                 "expires_at": None,
                 "pinned": k == 1,
                 "confidence": 0.9,
-                "created_at": _stamp(base + timedelta(minutes=60 + k)),
+                "created_at": _stamp(ids.base + timedelta(minutes=60 + k)),
                 "updated_at": None,
             }
-
-        for j, cid in enumerate(conversations):
-            self._conversation(
-                files,
-                cid,
-                j,
-                base + timedelta(minutes=90 * j),
-                topic,
-                mission,
-                sessions,
-                tasks,
-                decision_ids,
-                decision_files,
-                previous_decision,
-                conversations[1 - j],
-                doc,
-            )
-        return Cluster(
-            number=i,
-            files=files,
-            entries=entries,
-            conversations=conversations,
-            decisions=decision_files,
-            decision_ids=decision_ids,
-            memories=memories,
-            tasks=[f"tasks/{t}.json" for t in tasks],
-            sessions=[f"sessions/{s}.json" for s in sessions],
-            mission=mdir,
-            project_handoff=ph_path,
-            waitpoint=f"waitpoints/{waitpoint}.json",
-            inbox=f"inbox/{inbox}.json",
-            run=f"runs/{run}.json",
-        )
+        return memories
 
     def _project_handoff(
         self,
@@ -598,22 +662,13 @@ class _Builder:
             "produced_at": _stamp(produced),
         }
 
-    def _conversation(
-        self,
-        files: dict[str, Any],
-        cid: str,
-        j: int,
-        base: datetime,
-        topic: str,
-        mission: str,
-        sessions: list[str],
-        tasks: list[str],
-        decisions: list[str],
-        decision_files: list[str],
-        previous_decision: str | None,
-        related: str,
-        doc: str,
-    ) -> None:
+    def _conversation(self, files: dict[str, Any], ids: _Ids, slot: int) -> None:
+        """Conversation number ``slot`` of the cluster: turns, handoffs, state, notes, meta."""
+        cid, j = ids.conversations[slot], slot
+        base = ids.base + timedelta(minutes=90 * slot)
+        topic, mission, doc = ids.topic, ids.mission, ids.doc
+        sessions, tasks, decisions = ids.sessions, ids.tasks, ids.decision_ids
+        related = ids.conversations[1 - slot]
         rng = self.rng
         folder = f"conversations/{cid}"
         turns = 4 + rng.randrange(3)
@@ -697,12 +752,12 @@ class _Builder:
             f"{key}:" + ("".join(f"\n  - {v}" for v in values) if values else " []") + "\n"
             for key, values in relations.items()
         )
-        cited = [decisions[1]] + ([previous_decision] if previous_decision else [])
+        cited = [decisions[1]] + ([ids.previous_decision] if ids.previous_decision else [])
         files[f"{folder}/summary.md"] = (
             f"# {topic.capitalize()} conversation {cid}\n\n## Current state\n\n"
             f"Working on {mission}; {rng.choice(PHRASES)}. Decisions: "
             + ", ".join(cited)
-            + f". Pending: [{decisions[2]}](../../{decision_files[2]}).\n\n"
+            + f". Pending: [{decisions[2]}](../../{ids.decision_files[2]}).\n\n"
             f"Design notes: [{topic}](../../../{doc}).\n"
         )
         files[f"{folder}/meta.json"] = {

@@ -217,7 +217,8 @@ def render(results: Results) -> str:
         f"Each contender runs in a fresh process, {results.repeat} times "
         f"({results.repeat_large} above 50,000 records), interleaved round by round; wall "
         "time is the median, peak RSS the largest resident set of a run (`ru_maxrss` of "
-        "that child, from `os.wait4`). Ratios compare contenders of this one run. The "
+        "that child, from `os.wait4`). agent-lint's modules are byte-compiled first, as a "
+        "regular install is. Ratios compare contenders of this one run. The "
         "generated repositories carry "
         f"{results.defects} injected defect(s) per family (seed {results.seed}); see "
         "`benchmarks/generate.py`. No test asserts a time: these numbers are for reading.",
