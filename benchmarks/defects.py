@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from agent_lint.checksum import compute
-
 FAMILIES = ("schema", "identity", "references", "ordering", "agreement")
 AGENT = ".agent"
 
@@ -33,7 +31,6 @@ class Defect:
 class Cluster:
     """The files of one cluster before they are written (paths relative to the agent dir)."""
 
-    number: int
     files: dict[str, Any]
     entries: dict[str, list[dict[str, Any]]]
     conversations: list[str]
@@ -43,13 +40,10 @@ class Cluster:
     tasks: list[str]
     sessions: list[str]
     mission: str
-    project_handoff: str
-    waitpoint: str
     inbox: str
-    run: str
 
 
-def cp(path: str) -> str:
+def repo_path(path: str) -> str:
     """Repository-relative form of an agent-dir path."""
     return f"{AGENT}/{path}"
 
@@ -62,10 +56,6 @@ def _json(cluster: Cluster, path: str) -> dict[str, Any]:
 
 def _conv(cluster: Cluster, slot: int, name: str) -> str:
     return f"conversations/{cluster.conversations[slot]}/{name}"
-
-
-def _rehash(record: dict[str, Any]) -> None:
-    record["checksum"] = compute(record)
 
 
 def _schema_unknown_field(c: Cluster, slot: int) -> tuple[str, str]:
@@ -139,7 +129,7 @@ def _references_not_indexed(c: Cluster, slot: int) -> tuple[str, str]:
 
 def _references_missing_path(c: Cluster, slot: int) -> tuple[str, str]:
     path = c.tasks[0]
-    _json(c, path)["artifacts"][0]["ref"] = cp(f"{c.mission}/missing-plan.md")
+    _json(c, path)["artifacts"][0]["ref"] = repo_path(f"{c.mission}/missing-plan.md")
     return path, "a task artifact that does not exist (AL302)"
 
 

@@ -6,7 +6,7 @@ their notes, state.json, relations, resume marker, summary), four decisions, a
 waitpoint, an inbox message, three memories, a run, two sessions and two tasks,
 all cross-referenced (inside the cluster and to the previous one), plus the
 agents, session references, the index files and the documents records cite.
-About 53 files per cluster; the number of clusters follows the requested record
+About 55 files per cluster; the number of clusters follows the requested record
 (file) count, so sizes from 100 to 100,000 keep the same mix.
 
 Everything is deterministic for a seed. With ``defects``, each family (schema
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.checksum import compute
-from benchmarks.defects import AGENT, FAMILIES, Cluster, Defect, cp, plan_defects
+from benchmarks.defects import AGENT, FAMILIES, Cluster, Defect, plan_defects, repo_path
 
 FILES_PER_CLUSTER = 55  # on average (turns per conversation vary from 4 to 6)
 SHARED_FILES = 14  # agents, session references, indexes, READMEs
@@ -219,7 +219,6 @@ class _Builder:
         for slot in range(len(ids.conversations)):
             self._conversation(files, ids, slot)
         return Cluster(
-            number=index,
             files=files,
             entries=entries,
             conversations=ids.conversations,
@@ -229,10 +228,7 @@ class _Builder:
             tasks=[f"tasks/{t}.json" for t in ids.tasks],
             sessions=[f"sessions/{s}.json" for s in ids.sessions],
             mission=ids.mdir,
-            project_handoff=f"handoffs/{ids.project_handoff}",
-            waitpoint=f"waitpoints/{ids.waitpoint}.json",
             inbox=f"inbox/{ids.inbox}.json",
-            run=f"runs/{ids.run}.json",
         )
 
     def _decisions(
@@ -250,7 +246,7 @@ class _Builder:
             created = ids.base + timedelta(minutes=10 + 5 * k)
             resolved = status != "open"
             gate = rng.choice(GATES)
-            resource = f"proposal:{cp(ids.plan)}" if k % 2 == 0 else ids.doc
+            resource = f"proposal:{repo_path(ids.plan)}" if k % 2 == 0 else ids.doc
             record: dict[str, Any] = {
                 "schema_version": 1,
                 "decision_id": did,
@@ -286,7 +282,7 @@ class _Builder:
             entries["decisions"].append(
                 {
                     "decision_id": did,
-                    "path": cp(path),
+                    "path": repo_path(path),
                     "type": record["type"],
                     "status": status,
                     "gate_action": gate,
@@ -326,7 +322,7 @@ class _Builder:
             entries["sessions"].append(
                 {
                     "session_id": sid,
-                    "path": cp(f"sessions/{sid}.json"),
+                    "path": repo_path(f"sessions/{sid}.json"),
                     "agent_id": agent_id,
                     "status": files[f"sessions/{sid}.json"]["status"],
                     "updated_at": _stamp(started + timedelta(minutes=40)),
@@ -355,13 +351,13 @@ class _Builder:
                         "to_stage": "implement",
                         "status": "passed",
                         "required_artifacts": ["plan"],
-                        "evidence_refs": [cp(ids.plan)],
+                        "evidence_refs": [repo_path(ids.plan)],
                         "checked_by": AGENTS[0][0],
                         "checked_at": _stamp(ids.base + timedelta(minutes=6)),
                         "reason": "Plan approved",
                     }
                 ],
-                "artifacts": [{"kind": "plan", "ref": cp(ids.plan), "status": "final"}],
+                "artifacts": [{"kind": "plan", "ref": repo_path(ids.plan), "status": "final"}],
                 "created_at": _stamp(ids.base + timedelta(minutes=5)),
                 "updated_at": _stamp(ids.base + timedelta(minutes=80)),
             }
@@ -369,7 +365,7 @@ class _Builder:
             entries["tasks"].append(
                 {
                     "task_id": tid,
-                    "path": cp(f"tasks/{tid}.json"),
+                    "path": repo_path(f"tasks/{tid}.json"),
                     "title": title,
                     "status": status,
                     "stage": stage,
@@ -395,8 +391,8 @@ class _Builder:
                     "status": status,
                     "owner": AGENTS[1][0],
                     "depends_on": [f"MS-00{d}" for d in range(1, m)],
-                    "validation_contract_ref": cp(ids.contract),
-                    "milestone_ref": cp(ids.milestone_note) if m == 1 else None,
+                    "validation_contract_ref": repo_path(ids.contract),
+                    "milestone_ref": repo_path(ids.milestone_note) if m == 1 else None,
                     "started_at": _stamp(ids.base + timedelta(minutes=10 * m)) if m < 3 else None,
                     "completed_at": _stamp(ids.base + timedelta(minutes=10 * m + 5))
                     if m == 1
@@ -408,8 +404,8 @@ class _Builder:
                     (3, "release", "planned"),
                 )
             ],
-            "validation_contract_ref": cp(ids.contract),
-            "command_log_ref": cp(ids.log),
+            "validation_contract_ref": repo_path(ids.contract),
+            "command_log_ref": repo_path(ids.log),
             "owner": AGENTS[0][0],
             "coordinator_session_id": ids.sessions[0],
             "created_at": _stamp(ids.base),
@@ -435,8 +431,8 @@ class _Builder:
             ids.mission,
             ids.tasks[0],
             ids.sessions[1],
-            cp(ids.milestone_note),
-            cp(f"{mh_path}.md"),
+            repo_path(ids.milestone_note),
+            repo_path(f"{mh_path}.md"),
             ids.doc,
             f"Review the {ids.topic} boundary against {ids.decision_ids[1]}",
         )
@@ -451,8 +447,8 @@ class _Builder:
             ids.mission,
             ids.tasks[1],
             ids.sessions[0],
-            cp(f"conversations/{ids.conversations[0]}/summary.md"),
-            cp(f"{ph_path}.md"),
+            repo_path(f"conversations/{ids.conversations[0]}/summary.md"),
+            repo_path(f"{ph_path}.md"),
             ids.doc,
             f"Approve {ids.waitpoint} to release the {ids.topic} packages",
         )
@@ -473,7 +469,7 @@ class _Builder:
             "reason": f"{ids.topic} needs approval",
             "gate": {"action": "architecture", "resource_ref": ids.doc},
             "decision_id": ids.decision_ids[1],
-            "evidence_refs": [cp(ids.decision_files[1])],
+            "evidence_refs": [repo_path(ids.decision_files[1])],
             "release_note": "Approved.",
             "released_by": "/approve",
             "released_at": _stamp(released),
@@ -486,7 +482,7 @@ class _Builder:
         entries["waitpoints"].append(
             {
                 "waitpoint_id": ids.waitpoint,
-                "path": cp(f"waitpoints/{ids.waitpoint}.json"),
+                "path": repo_path(f"waitpoints/{ids.waitpoint}.json"),
                 "status": "released",
                 "owner_workflow": "/approve",
                 "gate_action": "architecture",
@@ -520,7 +516,7 @@ class _Builder:
         entries["inbox"].append(
             {
                 "message_id": ids.inbox,
-                "path": cp(f"inbox/{ids.inbox}.json"),
+                "path": repo_path(f"inbox/{ids.inbox}.json"),
                 "type": "decision_request",
                 "status": "read",
                 "subject": subject,
@@ -574,7 +570,7 @@ class _Builder:
         entries["runs"].append(
             {
                 "run_id": ids.run,
-                "path": cp(f"runs/{ids.run}.json"),
+                "path": repo_path(f"runs/{ids.run}.json"),
                 "kind": "implement",
                 "status": "completed",
                 "task_id": ids.tasks[0],
@@ -779,7 +775,7 @@ class _Builder:
                 }
                 for r in records
             ],
-            "summary_ref": cp(f"{folder}/summary.md"),
+            "summary_ref": repo_path(f"{folder}/summary.md"),
             "decisions_refs": [decisions[1], decisions[2]],
             "artifact_refs": [doc],
             "relations": relations,
@@ -817,7 +813,9 @@ def _shared_files() -> dict[str, Any]:
             "owned_files": [],
             "pending_artifacts": [],
             "capabilities": ["python"],
-            "external": {"adapter_type": kind, "config_ref": cp("agents/README.md")} if k else None,
+            "external": {"adapter_type": kind, "config_ref": repo_path("agents/README.md")}
+            if k
+            else None,
         }
         files[f"subagents/{agent_id}/session-ref.json"] = {
             "file": f"/home/agent/.sessions/{agent_id}.jsonl" if k == 1 else None
@@ -885,20 +883,20 @@ def generate(
         cluster = builder.cluster(i)
         for variant, slot in placed.get(i, []):
             path, what = variant.apply(cluster, slot)
-            repo.defects.append(Defect(variant.family, variant.code, cp(path), what))
+            repo.defects.append(Defect(variant.family, variant.code, repo_path(path), what))
         for name, entries in cluster.entries.items():
             indexes.setdefault(name, []).extend(entries)
         for path, value in cluster.files.items():
             writer.write(path, value)
             if path.endswith(".json") and "/handoffs/H-" in f"/{path}":
                 if path.startswith("handoffs/"):
-                    repo.handoffs.append(cp(path))
+                    repo.handoffs.append(repo_path(path))
                 elif path.startswith("missions/"):
-                    mission_handoffs.append(cp(path))
+                    mission_handoffs.append(repo_path(path))
                 else:
-                    conversation_handoffs.append(cp(path))
+                    conversation_handoffs.append(repo_path(path))
             elif path.endswith("/handoffs/state.json"):
-                repo.states.append(cp(path))
+                repo.states.append(repo_path(path))
     repo.handoffs.extend(mission_handoffs + conversation_handoffs)
     for path, value in _shared_files().items():
         writer.write(path, value)
