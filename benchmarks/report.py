@@ -229,7 +229,8 @@ def _size_section(results: Results, result: SizeResult) -> Iterator[str]:
     yield _row(peer, label, f"cold is {_both(cold, peer)} this")
     if "peer-one" in series:
         one = series["peer-one"]
-        yield _row(one, "one check-jsonschema run (the decisions)", f"cold is {_both(cold, one)} this")
+        label = "one check-jsonschema run (the decisions)"
+        yield _row(one, label, f"cold is {_both(cold, one)} this")
     bare = series["bare"]
     yield _row(bare, "bare walk + read + parse", f"cold is {_both(cold, bare)} this")
     if "plain" in series:
