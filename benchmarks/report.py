@@ -249,6 +249,9 @@ def _size_section(results: Results, result: SizeResult) -> Iterator[str]:
             extra = (series["base-many"].cpu - series["base-one"].cpu) / (result.modified - 1)
             yield ""
             yield f"Each further modified handoff adds {extra * 1000:.1f} ms of CPU to `--base`."
+    else:
+        yield ""
+        yield "The `--base` and `--fix` scenarios were not run at this size (`--scenarios-up-to`)."
     yield ""
 
 

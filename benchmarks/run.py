@@ -191,6 +191,14 @@ def machine() -> dict[str, str]:
     }
 
 
+def _git_text(*args: str) -> str:
+    """Output of a git command in this checkout, or "" when git cannot tell."""
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def versions(tools: Tools) -> dict[str, str]:
     """Versions of agent-lint (with its git commit), check-jsonschema, orjson and PyYAML."""
     found: dict[str, str] = {}
@@ -199,14 +207,15 @@ def versions(tools: Tools) -> dict[str, str]:
             found[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             found[name] = "not installed"
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "describe", "--always", "--dirty", "--abbrev=10"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    measured = ("agent_lint", "schemas")
+    commit = _git_text("log", "-1", "--format=%h", "--", *measured)
     if commit:
-        found["agent-lint"] += f" ({commit})"
+        dirty = (
+            ", with uncommitted changes"
+            if _git_text("status", "--porcelain", "--", *measured)
+            else ""
+        )
+        found["agent-lint"] += f" (code of commit {commit}{dirty})"
     if tools.agent_lint != _executable("agent-lint", None):
         found["agent-lint"] += f", run as {tools.agent_lint}"
     return found

@@ -242,6 +242,7 @@ def test_report_without_scenarios_or_cache(tmp_path: Path) -> None:
     results.sizes.append(size)
     text = report.render(results)
     assert "agent-lint has no cache yet" in text and "in git" not in text
+    assert "scenarios were not run at this size" in text
     rows = {t.name: t for t in report.targets(results)}
     assert rows["10k cold / bare parse"].shown == "2.00× (CPU 2.00×)"
     assert rows["10k cold / bare parse"].met == "not met"
