@@ -20,10 +20,6 @@ CACHE = REPO / ".cache"
 Tree = Mapping[str, Any]
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: takes more than a few seconds (still run by default)")
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-goldens",
