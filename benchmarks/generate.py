@@ -411,7 +411,19 @@ class _Builder:
             "created_at": _stamp(ids.base),
             "updated_at": _stamp(ids.base + timedelta(minutes=25)),
         }
-        files[ids.contract] = {"checks": ["pytest tests/" + ids.topic, "ruff check ."]}
+        files[ids.contract] = {
+            "schema_version": 1,
+            "mission_id": ids.mission,
+            "assertions": [
+                {
+                    "id": "A-1",
+                    "type": "command",
+                    "blocking": True,
+                    "assertion": "pytest tests/" + ids.topic,
+                },
+                {"id": "A-2", "type": "command", "blocking": False, "assertion": "ruff check ."},
+            ],
+        }
         files[ids.plan] = (
             f"# {ids.mission} plan\n\n1. MS-001 {ids.topic} core\n2. MS-002 {ids.topic} boundary\n"
             f"3. MS-003 release\n\nOpen question: {ids.decision_ids[2]} "
