@@ -1,12 +1,12 @@
 """Generate realistic Cortex agent-state repositories, with chosen defects.
 
 A repository is made of *clusters*: one mission with its milestones, notes and
-handoffs, a project handoff, two conversations (meta.json, turns, handoffs with
+handoffs, a validation contract and an artifact bus state, a project handoff, two conversations (meta.json, turns, handoffs with
 their notes, state.json, relations, resume marker, summary), four decisions, a
 waitpoint, an inbox message, three memories, a run, two sessions and two tasks,
 all cross-referenced (inside the cluster and to the previous one), plus the
 agents, session references, the index files and the documents records cite.
-About 55 files per cluster; the number of clusters follows the requested record
+About 56 files per cluster; the number of clusters follows the requested record
 (file) count, so sizes from 100 to 100,000 keep the same mix.
 
 Everything is deterministic for a seed. With ``defects``, each family (schema
@@ -34,7 +34,7 @@ from typing import Any
 from agent_lint.checksum import compute
 from benchmarks.defects import AGENT, FAMILIES, Cluster, Defect, plan_defects, repo_path
 
-FILES_PER_CLUSTER = 55  # on average (turns per conversation vary from 4 to 6)
+FILES_PER_CLUSTER = 56  # on average (turns per conversation vary from 4 to 6)
 SHARED_FILES = 14  # agents, session references, indexes, READMEs
 EPOCH = datetime(2026, 1, 5, 8, 0, tzinfo=timezone.utc)
 #: The agents every cluster works with: (agent_id, handoff type, role, model).
@@ -430,6 +430,15 @@ class _Builder:
             f"(see [the decision](../../{ids.decision_files[2]})).\n"
         )
         files[ids.log] = f"# Command log\n\n- `pytest tests/{ids.topic}` passed ({ids.run})\n"
+        files[f"artifacts/{ids.tasks[0]}/state.json"] = {
+            "task_id": ids.tasks[0],
+            "mission_id": ids.mission,
+            "updated_at": _stamp(ids.base + timedelta(minutes=30)),
+            "latest_seq": 1,
+            "latest_artifact": repo_path(ids.log),
+            "status": "active",
+            "artifacts": [{"seq": 1, "kind": "log", "path": repo_path(ids.log)}],
+        }
         files[ids.milestone_note] = (
             f"# MS-001 {ids.topic} core\n\n"
             f"Passed; evidence in [the run](../../../runs/{ids.run}.json).\n"
