@@ -1,11 +1,12 @@
 """Generate realistic Cortex agent-state repositories, with chosen defects.
 
-A repository is made of *clusters*: one mission with its milestones, notes and
-handoffs, a validation contract and an artifact bus state, a project handoff, two conversations (meta.json, turns, handoffs with
-their notes, state.json, relations, resume marker, summary), four decisions, a
-waitpoint, an inbox message, three memories, a run, two sessions and two tasks,
-all cross-referenced (inside the cluster and to the previous one), plus the
-agents, session references, the index files and the documents records cite.
+A repository is made of *clusters*: one mission with its milestones, notes,
+handoffs, validation contract and artifact bus state, a project handoff, two
+conversations (meta.json, turns, handoffs with their notes, state.json,
+relations, resume marker, summary), four decisions, a waitpoint, an inbox
+message, three memories, a run, two sessions and two tasks, all
+cross-referenced (inside the cluster and to the previous one), plus the agents,
+session references, the index files and the documents records cite.
 About 56 files per cluster; the number of clusters follows the requested record
 (file) count, so sizes from 100 to 100,000 keep the same mix.
 
