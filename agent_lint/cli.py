@@ -201,16 +201,16 @@ def print_checksum(path: Path) -> str:
         raise ConfigError(f"{path}: checksum v1 cannot be computed: {exc}") from exc
 
 
-def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit]]:
+def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit], list[str]]:
     edits = [edit for index in result.indexes for edit in fixer.plan(index, args.unsafe_fixes)]
     if args.diff or not edits:
-        return result, edits
-    written = fixer.apply(edits)
+        return result, edits, []
+    written, failed = fixer.apply(edits)
     again = lint_paths(
         args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
     )
     again.fixed = written
-    return again, edits
+    return again, edits, failed
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,8 +233,9 @@ def run(args: argparse.Namespace) -> int:
     result = lint_paths(
         args.paths, args.config, args.select, args.ignore, args.unsafe_fixes, args.base, args.staged
     )
+    failed: list[str] = []
     if args.fix or args.diff:
-        result, edits = _fix(args, result)
+        result, edits, failed = _fix(args, result)
         if args.diff:
             _write(diff.render(edits), args.output_file)
             return EXIT_FINDINGS if edits else EXIT_CLEAN
@@ -246,6 +247,10 @@ def run(args: argparse.Namespace) -> int:
         annotated = len(github.selected(result)) if fmt == "github" else None
         with args.summary_file.open("a", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(summary.render(result, annotated))
+    for line in failed:
+        sys.stderr.write(f"agent-lint: error: {line}\n")
+    if failed:
+        return EXIT_ERROR
     if args.exit_non_zero_on_fix and result.fixed:
         return EXIT_FINDINGS
     if result.errors and not args.exit_zero:

@@ -6,6 +6,7 @@ bad value is a :class:`ConfigError` naming the key and the file.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -21,6 +22,86 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 CONFIG_FILE = ".agent-lint.toml"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One bound on the work a hostile or odd file can cause: its setting, default and ceiling.
+
+    ``ceiling`` is the most a configuration may raise it to: a change under
+    review may carry its own configuration, and even then the run stays
+    bounded.
+    """
+
+    key: str
+    default: int
+    ceiling: int
+    unit: str
+    description: str
+
+
+#: Every limit, by its key in the ``[limits]`` table.
+LIMITS: dict[str, Limit] = {
+    limit.key: limit
+    for limit in (
+        Limit(
+            "max-file-bytes",
+            16 * 1024 * 1024,
+            128 * 1024 * 1024,
+            "bytes",
+            "size of a record or note that is read; larger files are reported (AL009)",
+        ),
+        Limit(
+            "max-depth",
+            64,
+            200,
+            "levels",
+            "nesting of arrays and objects in a JSON or YAML document, checked before it is parsed",
+        ),
+        Limit(
+            "max-yaml-alias-nodes",
+            10_000,
+            1_000_000,
+            "nodes",
+            "nodes YAML aliases repeat in one document, each alias counted with the size "
+            "of what it repeats",
+        ),
+        Limit(
+            "max-brace-alternatives",
+            256,
+            10_000,
+            "paths",
+            "paths one brace list in a path reference expands to (dir/{a,b}.json is 2)",
+        ),
+        Limit(
+            "max-suggestion-length",
+            64,
+            256,
+            "characters",
+            "length of an id that gets a did-you-mean suggestion; longer ids get none",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits in force for one run (see :data:`LIMITS` for defaults and ceilings)."""
+
+    max_file_bytes: int = LIMITS["max-file-bytes"].default
+    max_depth: int = LIMITS["max-depth"].default
+    max_yaml_alias_nodes: int = LIMITS["max-yaml-alias-nodes"].default
+    max_brace_alternatives: int = LIMITS["max-brace-alternatives"].default
+    max_suggestion_length: int = LIMITS["max-suggestion-length"].default
+
+
+def over_limit(key: str, value: int) -> str:
+    """The end of a finding about an exceeded limit: which limit, and how to raise it."""
+    limit = LIMITS[key]
+    return (
+        f"the limit is {value} {limit.unit} (`{key}` in the [limits] table of "
+        f"{CONFIG_FILE}; at most {limit.ceiling})"
+    )
 
 
 class ConfigError(Exception):
@@ -41,6 +122,7 @@ class Config:
     strict_references: bool = False
     path_schemes: tuple[tuple[str, str], ...] = ()
     base: str | None = None
+    limits: Limits = field(default_factory=Limits)
     source: Path | None = field(default=None, compare=False)
 
     def with_cli(self, select: list[str] | None, ignore: list[str] | None) -> Config:
@@ -63,8 +145,7 @@ def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
 
 def validate_code(code: str, where: str) -> None:
     """Reject a selector that cannot match any rule code."""
-    upper = code.upper()
-    if not upper.startswith("AL") or (not upper[2:].isdigit() and upper != "AL"):
+    if not re.fullmatch(r"AL[0-9]*", code.upper(), re.ASCII):
         raise ConfigError(
             f"{where}: {code!r} is not a rule code or prefix (expected e.g. AL1, AL203)"
         )
@@ -139,6 +220,8 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
             config = replace(config, base=value)
         elif key == "path-schemes":
             config = replace(config, path_schemes=_path_schemes(value, source))
+        elif key == "limits":
+            config = replace(config, limits=_limits(value, source))
         else:
             raise ConfigError(f"{source}: unknown key `{key}` in agent-lint configuration")
     return config
@@ -159,13 +242,43 @@ def _path_schemes(value: Any, source: Path) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _limits(value: Any, source: Path) -> Limits:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: `limits` must be a table of limit = number")
+    values: dict[str, int] = {}
+    for key, number in value.items():
+        limit = LIMITS.get(key)
+        if limit is None:
+            known = ", ".join(LIMITS)
+            raise ConfigError(f"{source}: unknown limit `{key}` in [limits] (known: {known})")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise ConfigError(f"{source}: `limits.{key}` must be a positive whole number")
+        if number > limit.ceiling:
+            raise ConfigError(
+                f"{source}: `limits.{key}` is {number}; agent-lint allows at most "
+                f"{limit.ceiling} {limit.unit}"
+            )
+        values[key.replace("-", "_")] = number
+    return Limits(**values)
+
+
+def _readable_in(root: Path, path: Path) -> bool:
+    """True for a regular file that does not lead outside ``root`` through a symbolic link."""
+    if not path.is_file():
+        return False
+    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    if not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise ConfigError(f"{path}: a symbolic link that leads outside the repository; not read")
+    return True
+
+
 def find_config_file(root: Path) -> tuple[Path, Mapping[str, Any]] | None:
     """Find the settings table at ``root``: ``.agent-lint.toml`` wins over ``pyproject.toml``."""
     dedicated = root / CONFIG_FILE
-    if dedicated.is_file():
+    if _readable_in(root, dedicated):
         return dedicated, _load_toml(dedicated)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    if _readable_in(root, pyproject):
         tool = _load_toml(pyproject).get("tool", {})
         if isinstance(tool, dict) and "agent-lint" in tool:
             table = tool["agent-lint"]
@@ -180,7 +293,7 @@ def _load_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             data: dict[str, Any] = tomllib.load(handle)
             return data
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # TOMLDecodeError is a ValueError
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 
 

@@ -14,16 +14,17 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 
-from agent_lint import gitgate
-from agent_lint.config import Config
+from agent_lint import fixer, gitgate
+from agent_lint.config import Config, Limits
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
-from agent_lint.discovery import Target, find_target, read_bytes, relative, walk
+from agent_lint.discovery import Target, find_target, read_file, relative, top_folders, walk
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import Format, classify, is_data_file
 from agent_lint.loading import parse, split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
 from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE
+from agent_lint.validators.files import LIMIT_EXCEEDED
 
 
 @dataclass
@@ -90,15 +91,19 @@ def lint_target(
         root=target.root,
         agent_prefix="" if agent_prefix == "." else agent_prefix,
         config=config,
-        folders={entry.name for entry in os.scandir(target.agent_dir) if entry.is_dir()},
+        folders=top_folders(target),
     )
     found: list[Diagnostic] = []
     formats: dict[str, tuple[Format, Path]] = {}
+    limits = config.limits
     for entry in walk(target):
+        match = classify(entry.relpath)
         if entry.problem is not None:
             found.append(entry.problem)
+            if entry.unread and match is not None:
+                # Present but not read: it exists for every check that asks.
+                index.add_present(entry.problem.path, match.kind, match.groups, False)
             continue
-        match = classify(entry.relpath)
         if match is not None:
             fmt = match.kind.format
         elif is_data_file(entry.relpath):
@@ -106,8 +111,15 @@ def lint_target(
         else:
             continue
         path = relative(str(entry.path), str(target.root))
+        raw, unreadable = read_file(entry.path, path, limits.max_file_bytes)
+        if raw is None:
+            assert unreadable is not None
+            found.append(unreadable)
+            if match is not None:
+                index.add_present(path, match.kind, match.groups, False)
+            continue
         formats[path] = (fmt, entry.path)
-        loaded = parse(path, fmt, read_bytes(entry.path))
+        loaded = parse(path, fmt, raw, limits)
         result.files_checked += 1
         found.extend(loaded.diagnostics)
         if match is None:
@@ -124,7 +136,7 @@ def lint_target(
             schemas,
             loaded.text,
         )
-        own = [d for check in FILE_CHECKS for d in check(ctx)]
+        own = _file_checks(ctx)
         found.extend(own)
         index.add_file(ctx, clean=not any(d.severity is Severity.ERROR for d in own))
     for repo_check in REPO_CHECKS:
@@ -148,9 +160,51 @@ def lint_target(
         if unsafe_fixes and RULES_BY_CODE[diagnostic.code].fix is Fix.UNSAFE:
             diagnostic = diagnostic.with_fixable(True)
         kept.append(diagnostic)
-    result.diagnostics = sorted(_locate(kept, formats), key=Diagnostic.sort_key)
+    if any(d.fixable for d in kept):
+        kept = _fixable_as_planned(kept, index, unsafe_fixes)
+    result.diagnostics = sorted(_locate(kept, formats, limits), key=Diagnostic.sort_key)
     result.indexes.append(index)
     return result
+
+
+def _file_checks(ctx: FileContext) -> list[Diagnostic]:
+    """Run the per-file checks; a document too deep for them is one finding, not a crash."""
+    try:
+        return [d for check in FILE_CHECKS for d in check(ctx)]
+    except RecursionError:
+        return [
+            LIMIT_EXCEEDED.at(
+                ctx.path,
+                "document is nested too deeply for the checks to follow; lower `max-depth` "
+                "in the [limits] table",
+                line=1,
+                column=1,
+            )
+        ]
+
+
+def _fixable_as_planned(
+    diagnostics: list[Diagnostic], index: RepoIndex, unsafe: bool
+) -> list[Diagnostic]:
+    """Keep a finding fixable only if ``--fix`` has a write planned that resolves it.
+
+    When the file cannot be written (a symbolic link, a folder, a special
+    file, a read-only folder, a value JSON cannot hold), the finding says so
+    instead of promising a fix.
+    """
+    edits, blocked = fixer.plan_all(index, unsafe)
+    resolved = {path for edit in edits for path in edit.resolves}
+    reasons = {path: block for block in blocked for path in block.resolves}
+    kept = []
+    for diagnostic in diagnostics:
+        if diagnostic.fixable and diagnostic.path not in resolved:
+            block = reasons.get(diagnostic.path)
+            message = diagnostic.message
+            if block is not None:
+                message += f" (--fix cannot write {block.path}: {block.reason})"
+            diagnostic = replace(diagnostic, message=message, fixable=False)
+        kept.append(diagnostic)
+    return kept
 
 
 def _within(path: Path, limit: Path) -> bool:
@@ -159,7 +213,7 @@ def _within(path: Path, limit: Path) -> bool:
 
 
 def _locate(
-    diagnostics: list[Diagnostic], formats: dict[str, tuple[Format, Path]]
+    diagnostics: list[Diagnostic], formats: dict[str, tuple[Format, Path]], limits: Limits
 ) -> list[Diagnostic]:
     """Fill in line and column for findings that carry only a JSON pointer."""
     pending: dict[str, list[Diagnostic]] = defaultdict(list)
@@ -173,7 +227,7 @@ def _locate(
             located.append(diagnostic)
     for path, items in pending.items():
         fmt, full = formats[path]
-        locations = _locations(fmt, full)
+        locations = _locations(path, fmt, full, limits)
         for diagnostic in items:
             span = locations.find(diagnostic.pointer, diagnostic.target)
             if span is None:
@@ -185,18 +239,19 @@ def _locate(
     return located
 
 
-def _locations(fmt: Format, full: Path) -> Locations:
+def _locations(path: str, fmt: Format, full: Path, limits: Limits) -> Locations:
+    raw, _ = read_file(full, path, limits.max_file_bytes)
     try:
-        text = full.read_bytes().decode("utf-8").removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):
+        text = (raw or b"").decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
         return Locations()
     try:
         if fmt is Format.JSON:
             return locate_json(text)
         if fmt is Format.MARKDOWN:
             front, offset = split_front_matter(text)
-            return locate_yaml(front, offset) if front is not None else Locations()
-        return locate_yaml(text)
+            return locate_yaml(front, offset, limits) if front is not None else Locations()
+        return locate_yaml(text, limits=limits)
     except (ScanError, RecursionError):
         return Locations()
 

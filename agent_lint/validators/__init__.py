@@ -22,6 +22,7 @@ from agent_lint.validators import (
     references,
     schema,
     states,
+    storage,
 )
 
 FileCheck = Callable[[FileContext], Iterator[Diagnostic]]
@@ -56,6 +57,7 @@ _FAMILIES = (
     ordering,
     agreement,
     history,
+    storage,
 )
 RULES: tuple[Rule, ...] = tuple(
     sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.handoffs import turn_number
 from agent_lint.index import FileContext, Identity, RepoIndex
-from agent_lint.kinds import NameRule
+from agent_lint.kinds import NameRule, shown
 
 INVALID_ID = Rule(
     "AL201",
@@ -58,26 +58,25 @@ INVALID_FILE_NAME = Rule(
 
 RULES = (INVALID_ID, ID_NAME_MISMATCH, DUPLICATE_ID, INVALID_FILE_NAME)
 
-_TURN_STEM = re.compile(r"^\d{4,}$")
-
 
 def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
     stem = ctx.groups["stem"]
     file_name = PurePosixPath(ctx.path).name
-    if not _TURN_STEM.match(stem):
+    number = turn_number(stem)
+    if number is None or len(stem) < 4:
         yield INVALID_FILE_NAME.at(
             ctx.path,
             f'turn file name "{file_name}" must be a number of at least 4 digits, '
-            f"such as {stem.zfill(4) if stem.isdigit() else '0001'}.yaml",
+            f"such as {stem.zfill(4) if number is not None else '0001'}.yaml",
             line=1,
             column=1,
         )
         return
     turn = ctx.data.get("turn") if isinstance(ctx.data, dict) else None
-    if isinstance(turn, int) and not isinstance(turn, bool) and turn != int(stem):
+    if isinstance(turn, int) and not isinstance(turn, bool) and turn != number:
         yield ID_NAME_MISMATCH.at(
             ctx.path,
-            f"turn {turn} does not match its file name {file_name} (expected turn: {int(stem)})",
+            f"turn {turn} does not match its file name {file_name} (expected turn: {number})",
             pointer="/turn",
         )
 
@@ -106,6 +105,12 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
     if kind.name_rule is NameRule.STEM or (
         kind.name_rule is NameRule.SLUG and ctx.config.file_name_rule == "exact"
     ):
+        if renamable and kind.id_pattern is not None and not kind.id_pattern.match(stem):
+            return (
+                f'{field} "{value}" does not match its file name {file_name}, which is not '
+                f"a valid {kind.title} id ({shown(kind.id_pattern)}); rename the file to "
+                f"{value}{suffix}"
+            )
         rename = f", or rename the file to {value}{suffix}" if renamable else ""
         return (
             f'{field} "{value}" does not match its file name {file_name} '
@@ -140,7 +145,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield INVALID_ID.at(
                     ctx.path,
                     f'{kind.id_field} "{value}" does not match the {kind.title} id pattern '
-                    f"{kind.id_pattern.pattern}",
+                    f"{shown(kind.id_pattern)}",
                     pointer=f"/{kind.id_field}",
                 )
         elif mismatch:
@@ -155,7 +160,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield INVALID_ID.at(
                     ctx.path,
                     f'{sub.id_field} "{sub_value}" does not match the {sub.title} id pattern '
-                    f"{sub.pattern.pattern}",
+                    f"{shown(sub.pattern)}",
                     pointer=f"/{sub.array}/{position}/{sub.id_field}",
                 )
 

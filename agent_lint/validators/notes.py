@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.fileio import NotRead, read_regular
 from agent_lint.index import RepoIndex
 from agent_lint.markdown import Token, scan
 from agent_lint.validators.references import (
@@ -51,25 +52,37 @@ _MAX_NOTE_BYTES = 4 * 1024 * 1024
 
 
 class _Anchors:
-    """Heading anchors of Markdown files: from the index, or read once on demand."""
+    """Heading anchors of Markdown files: from the index, or read once on demand.
+
+    Only regular files that resolve inside the repository are read, opened
+    without blocking and up to a size limit: a link to anything else (a FIFO,
+    a device, a file outside) is checked for existence alone.
+    """
 
     def __init__(self, index: RepoIndex) -> None:
         self.index = index
         self.cache: dict[str, set[str] | None] = dict(index.anchors)
+        self.root_real = os.path.realpath(index.root).rstrip(os.sep) + os.sep
 
     def of(self, path: str) -> set[str] | None:
-        """Anchors of the Markdown file at ``path``; None when it cannot be read."""
+        """Anchors of the Markdown file at ``path``; None when it is not read."""
         if path not in self.cache:
-            full = os.path.join(self.index.root, path)
-            try:
-                if os.path.getsize(full) > _MAX_NOTE_BYTES:
-                    self.cache[path] = None
-                else:
-                    with open(full, encoding="utf-8", errors="replace") as handle:
-                        self.cache[path] = scan(handle.read()).anchors
-            except OSError:
-                self.cache[path] = None
+            self.cache[path] = self._read(path)
         return self.cache[path]
+
+    def _read(self, path: str) -> set[str] | None:
+        full = os.path.join(self.index.root, path)
+        try:
+            inside = os.path.realpath(full).startswith(self.root_real)
+        except (OSError, ValueError):
+            return None
+        if not inside:
+            return None
+        try:
+            raw = read_regular(full, _MAX_NOTE_BYTES)
+        except NotRead:
+            return None
+        return scan(raw.decode("utf-8", errors="replace")).anchors
 
 
 def _report(rule: Rule, path: str, message: str, token: Token) -> Diagnostic:

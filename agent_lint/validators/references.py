@@ -7,6 +7,7 @@ the number of references.
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import re
@@ -14,10 +15,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import RepoIndex
 from agent_lint.kinds import NAMESPACES
 from agent_lint.suggest import Suggester
+from agent_lint.validators.files import LIMIT_EXCEEDED
 
 DANGLING_REFERENCE = Rule(
     "AL301",
@@ -70,7 +73,7 @@ RULES = (DANGLING_REFERENCE, MISSING_PATH, UNSAFE_PATH, RELATIONS_MISMATCH)
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _BRACES = re.compile(r"\{([^{}]*)\}")
-_REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}$")
+_REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}\Z")
 
 
 @dataclass
@@ -104,7 +107,7 @@ class Resolver:
         """A close existing id, built lazily per namespace and scope."""
         key = (namespace, scope)
         if key not in self.suggesters:
-            suggester = Suggester()
+            suggester = Suggester(self.index.config.limits.max_suggestion_length)
             for existing in self.ids.get(key, set()) | self.named.get(key, set()):
                 suggester.add(existing)
             self.suggesters[key] = suggester
@@ -167,17 +170,32 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
         )
 
 
-def expand_braces(value: str) -> list[str]:
-    """Expand shell-style brace lists: ``a/{b,c}.json`` -> ``a/b.json``, ``a/c.json``."""
-    match = _BRACES.search(value)
-    if match is None:
-        return [value]
-    head, tail = value[: match.start()], value[match.end() :]
-    return [
-        expanded
-        for choice in match.group(1).split(",")
-        for expanded in expand_braces(head + choice + tail)
-    ]
+class TooManyAlternatives(ValueError):
+    """A brace list expands to more paths than the ``max-brace-alternatives`` limit."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} alternatives")
+        self.count = count
+
+
+def expand_braces(value: str, limit: int | None = None) -> list[str]:
+    """Expand shell-style brace lists: ``a/{b,c}.json`` -> ``a/b.json``, ``a/c.json``.
+
+    The number of paths is computed first; more than ``limit`` raises
+    :class:`TooManyAlternatives` before any is built.
+    """
+    parts: list[list[str]] = []
+    position = 0
+    count = 1
+    for match in _BRACES.finditer(value):
+        choices = match.group(1).split(",")
+        parts.extend(([value[position : match.start()]], choices))
+        position = match.end()
+        count *= len(choices)
+        if limit is not None and count > limit:
+            raise TooManyAlternatives(count)
+    parts.append([value[position:]])
+    return ["".join(combination) for combination in itertools.product(*parts)]
 
 
 @dataclass
@@ -221,7 +239,10 @@ class PathChecker:
                 if not os.path.lexists(full):
                     found = "missing"
                 else:
-                    real = os.path.realpath(full)
+                    try:
+                        real = os.path.realpath(full)
+                    except (OSError, ValueError):
+                        real = ""  # a link on the way cannot be resolved: not followed
                     if real != self.root_real and not real.startswith(self.root_real + os.sep):
                         found = "symlink"
                     elif not os.path.exists(full):
@@ -270,7 +291,18 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
         target = checker.to_repo_path(ref.value)
         if target is None:
             continue
-        for candidate in expand_braces(target):
+        limit = index.config.limits.max_brace_alternatives
+        try:
+            candidates = expand_braces(target, limit)
+        except TooManyAlternatives:
+            yield LIMIT_EXCEEDED.at(
+                ref.path,
+                f"{ref.field} expands to more than {limit} paths; not checked: "
+                f"{over_limit('max-brace-alternatives', limit)}",
+                pointer=ref.pointer,
+            )
+            continue
+        for candidate in candidates:
             problem = checker.problem(candidate)
             if problem is None:
                 continue
