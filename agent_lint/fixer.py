@@ -7,7 +7,6 @@ are never written: they are the agents' records.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import tempfile
@@ -20,6 +19,7 @@ from agent_lint.fileio import NotRead, read_regular
 from agent_lint.handoffs import Conversation
 from agent_lint.index import RepoIndex
 from agent_lint.jsonedit import EditError, set_values
+from agent_lint.jsontext import dumps
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class FixError(Exception):
 
 def render_state(state: dict[str, Any]) -> bytes:
     """The canonical bytes of a state.json: stable key order, 2-space indent, final newline."""
-    return (json.dumps(state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return (dumps(state, indent=2) + "\n").encode("utf-8")
 
 
 def target_problem(root: Path, path: str) -> str | None:

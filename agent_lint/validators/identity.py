@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.handoffs import turn_number
 from agent_lint.index import FileContext, Identity, RepoIndex
+from agent_lint.jsontext import INTEGER
 from agent_lint.kinds import NameRule, shown
 
 INVALID_ID = Rule(
@@ -73,7 +74,7 @@ def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
         )
         return
     turn = ctx.data.get("turn") if isinstance(ctx.data, dict) else None
-    if isinstance(turn, int) and not isinstance(turn, bool) and turn != number:
+    if isinstance(turn, INTEGER) and not isinstance(turn, bool) and turn != number:
         yield ID_NAME_MISMATCH.at(
             ctx.path,
             f"turn {turn} does not match its file name {file_name} (expected turn: {number})",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import ListedRecord, RepoIndex
+from agent_lint.jsontext import dumps
 from agent_lint.kinds import INDEX_OF, KINDS_BY_NAME
 
 UNRESOLVED_ENTRY = Rule(
@@ -56,7 +56,7 @@ RULES = (UNRESOLVED_ENTRY, INDEX_FIELD_MISMATCH, NOT_INDEXED, DUPLICATE_ENTRY)
 
 
 def _show(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value)
 
 
 def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
