@@ -24,7 +24,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from agent_lint.config import Limits, over_limit
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.kinds import Format
-from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
+from agent_lint.positions import LineIndex, Locations, ScanError, locate_json, locate_yaml
 from agent_lint.validators import files as rules
 from agent_lint.yamlsafe import LimitExceeded, safe_yaml
 
@@ -100,11 +100,6 @@ def json_too_deep(text: str, max_depth: int) -> int | None:
             depth -= 1
 
 
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
 def _too_deep(path: str, max_depth: int, line: int, column: int) -> Diagnostic:
     return rules.LIMIT_EXCEEDED.at(
         path,
@@ -151,7 +146,7 @@ def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
 def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[Diagnostic]]:
     deep = json_too_deep(text, limits.max_depth)
     if deep is not None:
-        return None, [_too_deep(path, limits.max_depth, *_position(text, deep))]
+        return None, [_too_deep(path, limits.max_depth, *LineIndex(text).position(deep))]
     try:
         return json.loads(
             text,
@@ -212,12 +207,13 @@ def _parse_yaml(
     try:
         return safe_yaml(limits).load(text), []
     except LimitExceeded as exc:
+        line, column = LineIndex(text).position(exc.index)
         return None, [
             rules.LIMIT_EXCEEDED.at(
                 path,
                 f"{exc.problem}; not checked: {over_limit(exc.limit, exc.value)}",
-                line=exc.line + line_offset,
-                column=exc.column,
+                line=line + line_offset,
+                column=column,
             )
         ]
     except DuplicateKeyError:
@@ -225,8 +221,8 @@ def _parse_yaml(
         return None, _duplicate_keys(path, locate_yaml(text, line_offset, limits), advice)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = (mark.line + 1 if mark else 1) + line_offset
-        column = mark.column + 1 if mark else 1
+        line, column = LineIndex(text).position(mark.index) if mark else (1, 1)
+        line += line_offset
         problem = exc.problem or exc.context or "syntax error"
         return None, [
             rules.INVALID_YAML.at(path, f"invalid YAML: {problem}", line=line, column=column)

@@ -189,7 +189,10 @@ def scan(text: str) -> Note:
 
     fence: str | None = None
     previous = ""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only (a CR before it is dropped), as editors and GitHub count
+    # them; str.splitlines would also break at form feeds and U+2028.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
         opener = _FENCE.match(raw)
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):

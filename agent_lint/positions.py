@@ -71,7 +71,14 @@ def pointer_of(parts: Any) -> str:
     return "".join("/" + escape_token(p) for p in parts)
 
 
-class _LineIndex:
+class LineIndex:
+    """1-based lines and columns of character offsets; lines end at "\\n" only.
+
+    YAML's own marks also break lines at a lone CR, NEL and U+2028; positions
+    are computed from the marks' character offsets instead, so every format
+    counts lines the way editors and GitHub show them.
+    """
+
     def __init__(self, text: str) -> None:
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -104,7 +111,7 @@ def locate_json(text: str) -> Locations:
     nested deeper than :data:`MAX_SCAN_DEPTH` (the scanner recurses once per
     level; documents are refused at the ``max-depth`` limit before this).
     """
-    lines = _LineIndex(text)
+    lines = LineIndex(text)
     found = Locations()
     raw: dict[str, tuple[int, int]] = {}
     raw_keys: dict[str, tuple[int, int]] = {}
@@ -214,13 +221,12 @@ def locate_yaml(text: str, line_offset: int = 0, limits: Limits | None = None) -
     except Exception:
         return found
 
+    lines = LineIndex(text)
+
     def span(node: Node) -> Span:
-        start, end = node.start_mark, node.end_mark
+        found = lines.span(node.start_mark.index, node.end_mark.index)
         return Span(
-            start.line + 1 + line_offset,
-            start.column + 1,
-            end.line + 1 + line_offset,
-            end.column + 1,
+            found.line + line_offset, found.column, found.end_line + line_offset, found.end_column
         )
 
     seen: set[int] = set()

@@ -283,8 +283,16 @@ def bundled_schema_dir() -> Path:
 _MAX_SCHEMA_BYTES = 4 * 1024 * 1024
 
 
-def _read_schema(path: Path) -> dict[str, Any]:
-    """Read a schema file: a regular file that stays in its folder, opened without blocking."""
+def _read_schema(path: Path, bundled: bool = False) -> dict[str, Any]:
+    """Read a schema file; a user's must be a regular file in its folder (read without blocking)."""
+    if bundled:
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SchemaConfigError(f"cannot read schema {path}: {exc}") from exc
+        if not isinstance(schema, dict):
+            raise SchemaConfigError(f"schema {path} is not a JSON object")
+        return schema
     real = os.path.realpath(path)
     if os.path.dirname(real) != os.path.realpath(path.parent):
         raise SchemaConfigError(f"schema {path} is a symbolic link out of its folder; not read")
@@ -316,9 +324,10 @@ class SchemaStore:
         # Each schema file is read once; a user directory's file wins over a bundled one.
         self._sources: dict[str, tuple[Path, dict[str, Any]]] = {}
         resources_: list[tuple[str, referencing.Resource[Any]]] = []
+        bundled = bundled_schema_dir()
         for directory in reversed(self._dirs):
             for path in sorted(directory.glob("*.schema.json")):
-                schema = _read_schema(path)
+                schema = _read_schema(path, bundled=directory == bundled)
                 self._sources[path.name.removesuffix(".schema.json")] = (path, schema)
                 spec = referencing.jsonschema.specification_with(
                     schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),

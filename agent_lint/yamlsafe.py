@@ -37,15 +37,14 @@ _INT_DIGITS = 4000
 
 
 class LimitExceeded(Exception):
-    """A document goes past a limit; ``line``/``column`` are 1-based, in the parsed text."""
+    """A document goes past a limit at character ``index`` of the parsed text."""
 
-    def __init__(self, problem: str, limit: str, value: int, line: int, column: int) -> None:
+    def __init__(self, problem: str, limit: str, value: int, index: int) -> None:
         super().__init__(problem)
         self.problem = problem
         self.limit = limit
         self.value = value
-        self.line = line
-        self.column = column
+        self.index = index
 
 
 def node_size(node: Node, sizes: dict[int, int]) -> int:
@@ -109,8 +108,7 @@ class _BoundedComposer(Composer):
                         f"aliases repeat more than {self.limits.max_yaml_alias_nodes} nodes",
                         "max-yaml-alias-nodes",
                         self.limits.max_yaml_alias_nodes,
-                        mark.line + 1,
-                        mark.column + 1,
+                        mark.index,
                     )
             return super().compose_node(parent, index)
         self._level += 1
@@ -119,8 +117,7 @@ class _BoundedComposer(Composer):
                 f"document is nested deeper than {self.limits.max_depth} levels",
                 "max-depth",
                 self.limits.max_depth,
-                mark.line + 1,
-                mark.column + 1,
+                mark.index,
             )
         self._open.append(event.anchor)
         try:

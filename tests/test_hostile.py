@@ -46,6 +46,14 @@ def test_yaml_key_that_is_a_collection_is_invalid():
     assert d.code == "AL002" and "must be a string" in d.message
 
 
+def test_yaml_tags_that_would_run_code_are_invalid(tmp_path):
+    marker = tmp_path / "ran"
+    text = f'turn: !!python/object/apply:os.system ["touch {marker}"]\n'
+    loaded = parse("t.yaml", Format.YAML, text.encode())
+    [d] = loaded.diagnostics
+    assert d.code == "AL002" and not marker.exists()
+
+
 @pytest.mark.parametrize("tag", ["!!binary aGk=", "!!set {a}", "!!omap [a: 1]", "!!pairs [a: 1]"])
 def test_yaml_types_without_a_json_equivalent_are_invalid(tag):
     loaded = parse("t.yaml", Format.YAML, f"value: {tag}\n".encode())
