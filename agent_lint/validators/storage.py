@@ -112,6 +112,11 @@ _DEVICES = frozenset(
 )
 
 
+def _named(rule: Rule, path: str, message: str) -> Diagnostic:
+    """A finding about a name as a whole, placed at line 1, column 1 of ``path``."""
+    return rule.at(path, message, line=1, column=1)
+
+
 def temporary_kind(name: str) -> str | None:
     """What left the file ``name`` behind, if it is a temporary file; else None."""
     if _ATOMIC.search(name):
@@ -130,23 +135,21 @@ def temporary_file(repo_path: str, name: str) -> Diagnostic | None:
     kind = temporary_kind(name)
     if kind is None:
         return None
-    return TEMPORARY_FILE.at(
+    return _named(
+        TEMPORARY_FILE,
         repo_path,
         f"{name} is {kind}; not read. Delete it once the record it belongs to is known "
         "to be complete",
-        line=1,
-        column=1,
     )
 
 
 def lock_folder(repo_path: str) -> Diagnostic:
     """AL702 for a ``.control`` lock folder."""
-    return STALE_LOCK.at(
+    return _named(
+        STALE_LOCK,
         repo_path,
         f"lock folder {LOCK_FOLDER} is present: an agent holds the lock or crashed holding it; "
         "stop the agents that use it, then delete the folder (it is not walked)",
-        line=1,
-        column=1,
     )
 
 
@@ -168,11 +171,10 @@ def unportable_name(repo_path: str, name: str) -> Diagnostic | None:
     reason = unportable_reason(name)
     if reason is None:
         return None
-    return UNPORTABLE_NAME.at(
+    return _named(
+        UNPORTABLE_NAME,
         repo_path,
         f"name {name!r} {reason}: it cannot be checked out on Windows",
-        line=1,
-        column=1,
     )
 
 
@@ -202,33 +204,30 @@ def collisions(folder: str, names: Iterable[str]) -> Iterator[Diagnostic]:
             ways.append("Unicode normalisation (NFC/NFD)")
         listed = ", ".join(repr(name) for name in others)
         path = f"{folder}/{first}" if folder else first
-        yield NAME_COLLISION.at(
+        yield _named(
+            NAME_COLLISION,
             path,
             f"{first!r} and {listed} differ only in {' and '.join(ways)}: a checkout on macOS "
             "or Windows keeps only one of them",
-            line=1,
-            column=1,
         )
 
 
 def symlink_inside(repo_path: str, target: str, folder: bool) -> Diagnostic:
     """AL705 for a symbolic link that stays inside the repository."""
     what = "its folder is not walked" if folder else "the file it names is read"
-    return SYMLINK_INSIDE.at(
+    return _named(
+        SYMLINK_INSIDE,
         repo_path,
         f"symbolic link to {target} ({what}); links break in Windows checkouts, so commit "
         "the file or folder itself",
-        line=1,
-        column=1,
     )
 
 
 def agent_dir_outside(repo_path: str) -> Diagnostic:
     """AL706 for an agent dir that resolves outside the repository."""
-    return AGENT_DIR_OUTSIDE.at(
+    return _named(
+        AGENT_DIR_OUTSIDE,
         repo_path,
         f"the agent dir {repo_path} resolves to a folder outside the repository; nothing "
         "in it is read",
-        line=1,
-        column=1,
     )
