@@ -52,6 +52,14 @@ LIMITS: dict[str, Limit] = {
             "size of a record or note that is read; larger files are reported (AL009)",
         ),
         Limit(
+            "max-yaml-bytes",
+            1024 * 1024,
+            16 * 1024 * 1024,
+            "bytes",
+            "size of one YAML document (a YAML record or a note's front matter); YAML is "
+            "parsed in pure Python, far slower than JSON",
+        ),
+        Limit(
             "max-depth",
             64,
             200,
@@ -89,6 +97,7 @@ class Limits:
     """The limits in force for one run (see :data:`LIMITS` for defaults and ceilings)."""
 
     max_file_bytes: int = LIMITS["max-file-bytes"].default
+    max_yaml_bytes: int = LIMITS["max-yaml-bytes"].default
     max_depth: int = LIMITS["max-depth"].default
     max_yaml_alias_nodes: int = LIMITS["max-yaml-alias-nodes"].default
     max_brace_alternatives: int = LIMITS["max-brace-alternatives"].default

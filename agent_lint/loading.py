@@ -204,6 +204,17 @@ def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[Diagno
 def _parse_yaml(
     path: str, text: str, limits: Limits, line_offset: int = 0
 ) -> tuple[Any, list[Diagnostic]]:
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_yaml_bytes:
+        return None, [
+            rules.LIMIT_EXCEEDED.at(
+                path,
+                f"YAML document is {size} bytes; not checked: "
+                f"{over_limit('max-yaml-bytes', limits.max_yaml_bytes)}",
+                line=1 + line_offset,
+                column=1,
+            )
+        ]
     try:
         return safe_yaml(limits).load(text), []
     except LimitExceeded as exc:

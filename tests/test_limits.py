@@ -81,6 +81,20 @@ def test_alias_bomb_in_markdown_front_matter(lint_tree, no_hang):
     assert d.code == "AL011" and d.line > 1
 
 
+def test_large_yaml_document_is_not_parsed(lint_tree, no_hang):
+    small = "[limits]\nmax-yaml-bytes = 2000\n"
+    big = "turn: 1\ncontent: |\n" + "  a line of a long pasted log\n" * 100
+    [d] = lint_tree({"conversations/C-1/turns/0001.yaml": big}, config=small).diagnostics
+    assert d.code == "AL011" and "YAML document is 3019 bytes" in d.message
+    assert "`max-yaml-bytes`" in d.message
+    note = "---\n" + "x: 1\n" * 500 + "---\n# Note\n"
+    [d] = lint_tree({"conversations/C-1/summary.md": note}, config=small).diagnostics
+    assert (d.code, d.line) == ("AL011", 2)
+    raised = "[limits]\nmax-yaml-bytes = 4000\n"
+    assert lint_tree({"conversations/C-1/turns/0001.yaml": big}, config=raised).diagnostics == []
+    assert Limits().max_yaml_bytes == 1024 * 1024
+
+
 def test_a_few_small_aliases_are_fine(lint_tree):
     text = "turn: 1\nrole: &who user\nagent_id: *who\ntimestamp: 2026-11-01T09:00:00Z\n"
     result = lint_tree({"conversations/C-1/turns/0001.yaml": text})
@@ -235,6 +249,13 @@ def test_long_dangling_id_gets_no_suggestion_and_finishes(lint_tree, no_hang):
     record = decision(decision_id="D-001", superseded_by_decision_id=long_id)
     [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
     assert d.code == "AL301" and "did you mean" not in d.message
+
+
+def test_long_id_mention_in_a_note_finishes(lint_tree, no_hang):
+    note = "# S\n" + "D-" + "a-" * 400_000 + "1 and D-001-storage-engine\n"
+    result = lint_tree({"decisions/D-001.json": decision(), "conversations/C-1/summary.md": note})
+    [d] = result.diagnostics
+    assert d.code == "AL315" and d.column == 1
 
 
 def test_suggester_is_bounded_and_still_suggests():

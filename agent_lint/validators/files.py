@@ -113,7 +113,8 @@ LIMIT_EXCEEDED = Rule(
     "AL011",
     "limit-exceeded",
     "A document or value exceeds one of agent-lint's limits and is not checked",
-    "Reports a JSON or YAML document nested deeper than `max-depth`, a YAML document whose "
+    "Reports a JSON or YAML document nested deeper than `max-depth`, a YAML document larger "
+    "than `max-yaml-bytes` (YAML is parsed in pure Python, far slower than JSON), one whose "
     'aliases repeat more than `max-yaml-alias-nodes` nodes (a "billion laughs" bomb), or a '
     "path reference whose brace list expands to more than `max-brace-alternatives` paths. "
     "These bounds keep every run fast and small whatever a file holds; the finding names "

@@ -48,6 +48,7 @@ RULES = (BROKEN_LINK, UNKNOWN_ID_IN_NOTE)
 
 _PREFIXES = {"D": "decision", "M": "mission", "C": "conversation", "WP": "waitpoint"}
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
+_DIGIT = re.compile(r"[0-9]")
 _MAX_NOTE_BYTES = 4 * 1024 * 1024
 
 
@@ -138,10 +139,15 @@ def _links(
                 )
 
 
+#: Longest id that a mention followed by a slug is tried as (bounds the work per mention).
+_MAX_SLUGGED_ID = 256
+
+
 def _resolves(resolver: Resolver, namespace: str, scope: str, token: str) -> bool:
     if resolver.exists(namespace, scope, token):
         return True
     # An id followed by a slug (D-001-storage-engine) names the record D-001.
+    token = token[: _MAX_SLUGGED_ID + 1]
     cut = token.rfind("-")
     while cut > token.find("-"):
         token = token[:cut]
@@ -168,7 +174,7 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
                 namespace, scope = _PREFIXES[prefix], ""
             if _resolves(resolver, namespace, scope, mention.text):
                 continue
-            if not any(ch.isdigit() for ch in mention.text):
+            if not _DIGIT.search(mention.text):
                 continue
             if not resolver.keeps_records(namespace) and not index.config.strict_references:
                 continue
