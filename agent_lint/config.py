@@ -275,7 +275,10 @@ def _readable_in(root: Path, path: Path) -> bool:
     """True for a regular file that does not lead outside ``root`` through a symbolic link."""
     if not path.is_file():
         return False
-    real, real_root = os.path.realpath(path), os.path.realpath(root)
+    try:
+        real, real_root = os.path.realpath(path), os.path.realpath(root)
+    except (OSError, ValueError):
+        real, real_root = "", "/"  # a link on the way cannot be resolved: treated as leaving
     if not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise ConfigError(f"{path}: a symbolic link that leads outside the repository; not read")
     return True

@@ -74,8 +74,11 @@ def target_problem(root: Path, path: str) -> str | None:
         return "it is a folder"
     if info is not None and not stat.S_ISREG(info.st_mode):
         return "it is not a regular file (a FIFO, socket or device)"
-    real_root = os.path.realpath(root)
-    real_parent = os.path.realpath(target.parent)
+    try:
+        real_root = os.path.realpath(root)
+        real_parent = os.path.realpath(target.parent)
+    except (OSError, ValueError) as exc:
+        return f"its folder cannot be resolved ({exc})"
     if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
         return "its folder leads outside the repository"
     if not os.path.isdir(real_parent):

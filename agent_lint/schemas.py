@@ -293,8 +293,12 @@ def _read_schema(path: Path, bundled: bool = False) -> dict[str, Any]:
         if not isinstance(schema, dict):
             raise SchemaConfigError(f"schema {path} is not a JSON object")
         return schema
-    real = os.path.realpath(path)
-    if os.path.dirname(real) != os.path.realpath(path.parent):
+    try:
+        real = os.path.realpath(path)
+        leaves = os.path.dirname(real) != os.path.realpath(path.parent)
+    except (OSError, ValueError):
+        real, leaves = "", True
+    if leaves:
         raise SchemaConfigError(f"schema {path} is a symbolic link out of its folder; not read")
     try:
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

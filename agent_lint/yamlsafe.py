@@ -82,6 +82,7 @@ class _BoundedComposer(Composer):
     limits = Limits()
 
     def compose_document(self) -> Any:
+        """Compose one document, counting from zero for it."""
         self._open: list[str] = []
         self._sizes: dict[int, int] = {}
         self._repeated = 0
@@ -89,6 +90,7 @@ class _BoundedComposer(Composer):
         return super().compose_document()
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        """Compose a node, refusing cycles, a repeat past the alias limit, nesting past depth."""
         event = self.parser.peek_event()
         mark = event.start_mark
         if isinstance(event, AliasEvent):

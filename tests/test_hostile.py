@@ -350,3 +350,20 @@ def test_lint_paths_still_finds_the_agent_dir_from_inside_it(tmp_path):
     repo = write_tree(tmp_path / "repo" / ".agent", {"decisions/D-001.json": decision()}).parent
     result = lint_paths([repo / ".agent" / "decisions"])
     assert result.diagnostics == [] and result.files_checked == 1
+
+
+def test_links_that_cannot_be_resolved_never_crash_fix_or_config(tmp_path, monkeypatch):
+    real = os.path.realpath
+
+    def denied(path: object, *args: object, **kwargs: object) -> str:
+        if "locked" in str(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os.path, "realpath", denied)
+    problem = fixer.target_problem(tmp_path, "locked/state.json")
+    assert problem is not None and problem.startswith("its folder cannot be resolved")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / ".agent-lint.toml").write_text("")
+    with pytest.raises(ConfigError, match="leads outside the repository"):
+        load_config(tmp_path / "locked")
