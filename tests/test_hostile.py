@@ -16,7 +16,7 @@ from conftest import FIXTURES, REPO, codes, write_tree
 from conversation import tree
 from records import decision
 
-from agent_lint import checksum, schemas
+from agent_lint import checksum, fixer, schemas
 from agent_lint.cli import main
 from agent_lint.config import ConfigError, load_config
 from agent_lint.kinds import Format
