@@ -43,8 +43,13 @@ def checksum_input(handoff: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def _number(value: int | float) -> str:
+def _number(value: int | float | Decimal) -> str:
     """ECMAScript ``Number.prototype.toString`` of ``value``, as RFC 8785 requires."""
+    if isinstance(value, Decimal):  # an integer too long for Python's int
+        length = len(value.as_tuple().digits)
+        raise ChecksumError(
+            f"an integer of {length} digits is beyond 2^53-1 and has no exact canonical JSON form"
+        )
     if isinstance(value, int):
         if abs(value) > MAX_SAFE_INTEGER:
             raise ChecksumError(
@@ -72,25 +77,34 @@ def _number(value: int | float) -> str:
     return f"{minus}{digits[0]}{fraction}e{'+' if power > 0 else '-'}{abs(power)}"
 
 
-def canonicalize(value: Any) -> str:
+#: Nesting canonicalisation follows at most (it recurses once per level).
+MAX_DEPTH = 200
+
+
+def canonicalize(value: Any, depth: int = 0) -> str:
     """RFC 8785 canonical JSON text of ``value``."""
+    if depth > MAX_DEPTH:
+        raise ChecksumError(f"a value is nested deeper than {MAX_DEPTH} levels")
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, Decimal)):
         return _number(value)
     if isinstance(value, str):
         if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
             raise ChecksumError(f"string {value!r} contains a lone surrogate")
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        return "[" + ",".join(canonicalize(v) for v in value) + "]"
+        return "[" + ",".join([canonicalize(v, depth + 1) for v in value]) + "]"
     if isinstance(value, dict):
-        keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
-        return "{" + ",".join(f"{canonicalize(k)}:{canonicalize(value[k])}" for k in keys) + "}"
+        if not all(isinstance(k, str) for k in value):
+            raise ChecksumError("an object has a key that is not a string")
+        keys = sorted(value, key=lambda k: k.encode("utf-16-be", errors="surrogatepass"))
+        members = [f"{canonicalize(k)}:{canonicalize(value[k], depth + 1)}" for k in keys]
+        return "{" + ",".join(members) + "}"
     raise ChecksumError(f"{type(value).__name__} is not a JSON value")
 
 

@@ -286,7 +286,7 @@ def _under(edit: Edit, limits: list[Path]) -> bool:
     return not limits or any(target == limit or limit in target.parents for limit in limits)
 
 
-def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit]]:
+def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit], list[str]]:
     edits = [
         edit
         for index in result.indexes
@@ -294,11 +294,11 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
         if _under(edit, result.limits)
     ]
     if args.diff or not edits:
-        return result, edits
-    written = fixer.apply(edits)
+        return result, edits, []
+    written, failed = fixer.apply(edits)
     again = _lint(args)
     again.fixed = written
-    return again, edits
+    return again, edits, failed
 
 
 def find_rule(name: str) -> Rule:
@@ -360,8 +360,9 @@ def run(args: argparse.Namespace) -> int:
     if args.show_files:
         _write(_show_files(result), args.output_file)
         return EXIT_CLEAN
+    failed: list[str] = []
     if args.fix or args.diff:
-        result, edits = _fix(args, result)
+        result, edits, failed = _fix(args, result)
         if args.diff:
             _write(diff.render(edits), args.output_file)
             return EXIT_FINDINGS if edits else EXIT_CLEAN
@@ -394,6 +395,10 @@ def run(args: argparse.Namespace) -> int:
     if args.summary_file is not None:
         annotated = len(github.selected(result)) if fmt == "github" else None
         _append(args.summary_file, summary.render(result, annotated, workspace))
+    for line in failed:
+        say("error", line)
+    if failed:
+        return EXIT_ERROR
     if args.exit_non_zero_on_fix and result.fixed:
         return EXIT_FINDINGS
     if result.errors and not args.exit_zero:

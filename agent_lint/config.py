@@ -7,6 +7,7 @@ bad value is a :class:`ConfigError` naming the key and the file.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -22,6 +23,95 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 CONFIG_FILE = ".agent-lint.toml"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One bound on the work a hostile or odd file can cause: its setting, default and ceiling.
+
+    ``ceiling`` is the most a configuration may raise it to: a change under
+    review may carry its own configuration, and even then the run stays
+    bounded.
+    """
+
+    key: str
+    default: int
+    ceiling: int
+    unit: str
+    description: str
+
+
+#: Every limit, by its key in the ``[limits]`` table.
+LIMITS: dict[str, Limit] = {
+    limit.key: limit
+    for limit in (
+        Limit(
+            "max-file-bytes",
+            16 * 1024 * 1024,
+            128 * 1024 * 1024,
+            "bytes",
+            "size of a record or note that is read; larger files are reported (AL009)",
+        ),
+        Limit(
+            "max-yaml-bytes",
+            1024 * 1024,
+            16 * 1024 * 1024,
+            "bytes",
+            "size of one YAML document (a YAML record or a note's front matter); YAML is "
+            "parsed in pure Python, far slower than JSON",
+        ),
+        Limit(
+            "max-depth",
+            64,
+            200,
+            "levels",
+            "nesting of arrays and objects in a JSON or YAML document, checked before it is parsed",
+        ),
+        Limit(
+            "max-yaml-alias-nodes",
+            10_000,
+            1_000_000,
+            "nodes",
+            "nodes YAML aliases repeat in one document, each alias counted with the size "
+            "of what it repeats",
+        ),
+        Limit(
+            "max-brace-alternatives",
+            256,
+            10_000,
+            "paths",
+            "paths one brace list in a path reference expands to (dir/{a,b}.json is 2)",
+        ),
+        Limit(
+            "max-suggestion-length",
+            64,
+            256,
+            "characters",
+            "length of an id that gets a did-you-mean suggestion; longer ids get none",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits in force for one run (see :data:`LIMITS` for defaults and ceilings)."""
+
+    max_file_bytes: int = LIMITS["max-file-bytes"].default
+    max_yaml_bytes: int = LIMITS["max-yaml-bytes"].default
+    max_depth: int = LIMITS["max-depth"].default
+    max_yaml_alias_nodes: int = LIMITS["max-yaml-alias-nodes"].default
+    max_brace_alternatives: int = LIMITS["max-brace-alternatives"].default
+    max_suggestion_length: int = LIMITS["max-suggestion-length"].default
+
+
+def over_limit(key: str, value: int) -> str:
+    """The end of a finding about an exceeded limit: which limit, and how to raise it."""
+    limit = LIMITS[key]
+    return (
+        f"the limit is {value} {limit.unit} (`{key}` in the [limits] table of "
+        f"{CONFIG_FILE}; at most {limit.ceiling})"
+    )
 
 
 class ConfigError(Exception):
@@ -44,6 +134,7 @@ class Config:
     base: str | None = None
     strict: bool = False
     completeness: str = "complete"
+    limits: Limits = field(default_factory=Limits)
     source: Path | None = field(default=None, compare=False)
 
     @property
@@ -98,7 +189,7 @@ def validate_code(code: str, where: str) -> str:
         return names[text.lower()]
     upper = text.upper()
     codes = sorted(names.values())
-    shaped = upper.startswith("AL") and (upper[2:].isdigit() or upper == "AL")
+    shaped = re.fullmatch(r"AL[0-9]*", upper, re.ASCII) is not None
     if shaped and any(known.startswith(upper) for known in codes):
         return upper
     close = difflib.get_close_matches(
@@ -194,6 +285,8 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
             config = replace(config, completeness=value)
         elif key == "path-schemes":
             config = replace(config, path_schemes=_path_schemes(value, source))
+        elif key == "limits":
+            config = replace(config, limits=_limits(value, source))
         else:
             raise ConfigError(f"{source}: unknown key `{key}` in agent-lint configuration")
     return config
@@ -214,13 +307,46 @@ def _path_schemes(value: Any, source: Path) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _limits(value: Any, source: Path) -> Limits:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: `limits` must be a table of limit = number")
+    values: dict[str, int] = {}
+    for key, number in value.items():
+        limit = LIMITS.get(key)
+        if limit is None:
+            known = ", ".join(LIMITS)
+            raise ConfigError(f"{source}: unknown limit `{key}` in [limits] (known: {known})")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise ConfigError(f"{source}: `limits.{key}` must be a positive whole number")
+        if number > limit.ceiling:
+            raise ConfigError(
+                f"{source}: `limits.{key}` is {number}; agent-lint allows at most "
+                f"{limit.ceiling} {limit.unit}"
+            )
+        values[key.replace("-", "_")] = number
+    return Limits(**values)
+
+
+def _readable_in(root: Path, path: Path) -> bool:
+    """True for a regular file that does not lead outside ``root`` through a symbolic link."""
+    if not path.is_file():
+        return False
+    try:
+        real, real_root = os.path.realpath(path), os.path.realpath(root)
+    except (OSError, ValueError):
+        real, real_root = "", "/"  # a link on the way cannot be resolved: treated as leaving
+    if not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise ConfigError(f"{path}: a symbolic link that leads outside the repository; not read")
+    return True
+
+
 def find_config_file(root: Path) -> tuple[Path, Mapping[str, Any]] | None:
     """Find the settings table at ``root``: ``.agent-lint.toml`` wins over ``pyproject.toml``."""
     dedicated = root / CONFIG_FILE
-    if dedicated.is_file():
+    if _readable_in(root, dedicated):
         return dedicated, _load_toml(dedicated)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    if _readable_in(root, pyproject):
         tool = _load_toml(pyproject).get("tool", {})
         if isinstance(tool, dict) and "agent-lint" in tool:
             table = tool["agent-lint"]
@@ -235,7 +361,7 @@ def _load_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             data: dict[str, Any] = tomllib.load(handle)
             return data
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # TOMLDecodeError is a ValueError
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 
 

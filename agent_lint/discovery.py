@@ -1,24 +1,29 @@
 """Find the agent dir and walk it safely.
 
-The walk never follows a symbolic link out of the repository, never opens a
-device, socket or pipe, and never reads a file larger than
-:data:`MAX_FILE_BYTES`; each such entry becomes a finding instead.
+The walk never leaves the repository: an agent dir that resolves outside it
+is not read at all, and a symbolic link that leads outside is reported, not
+followed. It never opens a device, socket or pipe, never reads a file larger
+than the ``max-file-bytes`` limit, and turns every folder it cannot list and
+every file it cannot open into a finding; the run goes on. Names are judged
+on the way (temporary files, locks, twins, names Windows refuses).
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_lint.config import Config, ConfigError, load_config
+from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.diagnostics import Diagnostic
+from agent_lint.fileio import NotRead, check_regular, read_regular
 from agent_lint.kinds import KIND_FOLDERS
 from agent_lint.validators import files as rules
+from agent_lint.validators import storage
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
+#: The default of the ``max-file-bytes`` limit.
+MAX_FILE_BYTES = LIMITS["max-file-bytes"].default
 AGENT_DIR_NAME = ".agent"
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 
@@ -37,32 +42,38 @@ def _looks_like_agent_dir(path: Path) -> bool:
 
 
 def find_target(path: Path, explicit_config: Path | None = None) -> Target:
-    """Locate the agent dir for ``path`` (a repository, an agent dir, or inside one)."""
-    if not path.exists():
+    """Locate the agent dir for ``path`` (a repository, an agent dir, or inside one).
+
+    The search goes up from ``path`` as written, without resolving symbolic
+    links, so an agent dir that is a link is found as the link: :func:`walk`
+    then refuses it if it leads outside the repository. The root itself is
+    returned resolved.
+    """
+    if not os.path.lexists(path):
         raise ConfigError(f"{path}: no such file or directory")
-    start = path.resolve()
+    start = Path(os.path.abspath(path))
     if start.is_file():
         start = start.parent
     fallback: Target | None = None
     for folder in [start, *start.parents]:
         if folder.name == AGENT_DIR_NAME:
-            root = folder.parent
-            return Target(root, folder, load_config(root, explicit_config))
+            root = Path(os.path.realpath(folder.parent))
+            return Target(root, root / AGENT_DIR_NAME, load_config(root, explicit_config))
         config = load_config(folder, explicit_config)
+        root = Path(os.path.realpath(folder))
         if config.agent_dir and fallback is None:
-            agent_dir = folder / config.agent_dir
-            if agent_dir.is_dir():
-                return Target(folder, agent_dir, config)
+            if (folder / config.agent_dir).is_dir():
+                return Target(root, root / config.agent_dir, config)
             raise ConfigError(f"{config.source}: `agent-dir` {config.agent_dir!r} is not a folder")
         if (folder / AGENT_DIR_NAME).is_dir() and fallback is None:
-            return Target(folder, folder / AGENT_DIR_NAME, config)
+            return Target(root, root / AGENT_DIR_NAME, config)
         if _looks_like_agent_dir(folder):
             if folder == start:
                 # The repository may be the agent dir; unless an ancestor is one and
                 # this is a record folder inside it (a conversation has handoffs/).
-                fallback = Target(folder, folder, config)
+                fallback = Target(root, root, config)
             elif start.relative_to(folder).parts[0] in KIND_FOLDERS:
-                return Target(folder, folder, config)
+                return Target(root, root, config)
         if (folder / ".git").exists():
             break
     if fallback is not None:
@@ -75,71 +86,173 @@ def find_target(path: Path, explicit_config: Path | None = None) -> Target:
 
 @dataclass(frozen=True)
 class Entry:
-    """A file to read (``problem`` is None) or a finding about an unsafe entry."""
+    """A file to read (``problem`` is None) or a finding met on the walk.
+
+    ``unread`` marks a finding about a file that exists but is not read (a
+    special file, an escaping link, a file too large or unreadable): the
+    file is present for the checks that ask whether it exists.
+    """
 
     path: Path
     relpath: str
     problem: Diagnostic | None = None
+    unread: bool = False
 
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _realpath(path: str) -> str | None:
+    """``os.path.realpath``, or None when a link on the way cannot be resolved."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def agent_dir_problem(target: Target) -> Diagnostic | None:
+    """AL706 when the agent dir resolves outside the repository (it is then never read)."""
+    real = _realpath(str(target.agent_dir))
+    root_real = _realpath(str(target.root)) or str(target.root)
+    if real is not None and _inside(real, root_real):
+        return None
+    return storage.agent_dir_outside(relative(str(target.agent_dir), str(target.root)))
+
+
+def top_folders(target: Target) -> set[str]:
+    """Names of the agent dir's top-level folders (empty when it cannot be listed)."""
+    if agent_dir_problem(target) is not None:
+        return set()
+    try:
+        with os.scandir(target.agent_dir) as listing:
+            return {e.name for e in listing if e.is_dir(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def _unreadable(repo_path: str, what: str, error: OSError) -> Diagnostic:
+    reason = error.strerror or type(error).__name__
+    return rules.UNREADABLE.at(
+        repo_path, f"{what} cannot be read ({reason}); nothing in it is checked", line=1, column=1
+    )
+
+
 def walk(target: Target) -> Iterator[Entry]:
-    """Yield the agent dir's files in sorted order, or a finding for unsafe ones."""
-    root_real = os.path.realpath(target.root)
+    """Yield the agent dir's files in sorted order, and a finding for each unsafe entry."""
+    root = str(target.root)
     agent = str(target.agent_dir)
-    for current, dirs, names in os.walk(agent, followlinks=False):
-        dirs.sort()
-        kept = []
-        for name in dirs:
-            full = os.path.join(current, name)
-            if name in _SKIP_DIRS:
-                continue
-            if os.path.islink(full):
-                problem = _link_problem(target, full, root_real)
-                if problem:
-                    yield Entry(Path(full), relative(full, agent), problem)
-                continue
-            kept.append(name)
-        dirs[:] = kept
-        for name in sorted(names):
-            full = os.path.join(current, name)
-            relpath = relative(full, agent)
-            if os.path.islink(full):
-                problem = _link_problem(target, full, root_real)
-                if problem:
-                    yield Entry(Path(full), relpath, problem)
-                    continue
-            try:
-                info = os.stat(full)
-            except OSError:
-                continue
-            repo_path = relative(full, str(target.root))
-            if not stat.S_ISREG(info.st_mode):
-                yield Entry(
-                    Path(full),
-                    relpath,
-                    rules.NOT_A_REGULAR_FILE.at(
-                        repo_path, "not a regular file (a FIFO, socket or device); not read"
-                    ),
-                )
-                continue
-            if info.st_size > MAX_FILE_BYTES:
-                yield Entry(
-                    Path(full),
-                    relpath,
-                    rules.FILE_TOO_LARGE.at(
-                        repo_path,
-                        f"file is {info.st_size} bytes; agent-lint reads record files of at "
-                        f"most {MAX_FILE_BYTES} bytes",
-                        line=1,
-                        column=1,
-                    ),
-                )
-                continue
-            yield Entry(Path(full), relpath)
+    outside = agent_dir_problem(target)
+    if outside is not None:
+        yield Entry(target.agent_dir, "", outside)
+        return
+    root_real = _realpath(root) or root
+    if os.path.islink(agent):
+        link_target = relative(_realpath(agent) or agent, root_real)
+        yield Entry(
+            target.agent_dir, "", storage.symlink_inside(relative(agent, root), link_target, True)
+        )
+    max_bytes = target.config.limits.max_file_bytes
+    pending = [agent]
+    while pending:
+        folder = pending.pop()
+        folder_path = relative(folder, root) if folder != root else ""
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            yield Entry(
+                Path(folder), relative(folder, agent), _unreadable(folder_path, "folder", exc)
+            )
+            continue
+        for problem in storage.collisions(folder_path, (e.name for e in entries)):
+            yield Entry(Path(folder), relative(folder, agent), problem)
+        subfolders = []
+        for entry in entries:
+            for found in _visit(entry, target, root_real, max_bytes):
+                if isinstance(found, str):
+                    subfolders.append(found)
+                else:
+                    yield found
+        pending.extend(reversed(subfolders))
+
+
+def _visit(
+    entry: os.DirEntry[str], target: Target, root_real: str, max_bytes: int
+) -> Iterator[Entry | str]:
+    """Judge one directory entry: findings, the file to read, or a folder (str) to walk."""
+    full, name = entry.path, entry.name
+    relpath = relative(full, str(target.agent_dir))
+    repo_path = relative(full, str(target.root))
+    try:
+        is_link = entry.is_symlink()
+        is_dir = entry.is_dir(follow_symlinks=False)
+    except OSError as exc:
+        yield Entry(Path(full), relpath, _unreadable(repo_path, "entry", exc), unread=True)
+        return
+    if is_dir and name in _SKIP_DIRS:
+        return
+    unportable = storage.unportable_name(repo_path, name)
+    if unportable is not None:
+        yield Entry(Path(full), relpath, unportable)
+    if is_dir:
+        if name == storage.LOCK_FOLDER:
+            yield Entry(Path(full), relpath, storage.lock_folder(repo_path))
+        else:
+            yield full
+        return
+    temporary = storage.temporary_file(repo_path, name)
+    if temporary is not None:
+        yield Entry(Path(full), relpath, temporary)
+        return
+    if is_link:
+        resolved = _realpath(full)
+        problem = _link_problem(repo_path, resolved, root_real)
+        if problem is not None:
+            yield Entry(Path(full), relpath, problem, unread=True)
+            return
+        assert resolved is not None
+        leads_to_folder = os.path.isdir(resolved)
+        shown = relative(resolved, root_real)
+        yield Entry(Path(full), relpath, storage.symlink_inside(repo_path, shown, leads_to_folder))
+        if leads_to_folder:
+            return
+    try:
+        info = os.stat(full)
+    except OSError as exc:
+        yield Entry(Path(full), relpath, _unreadable(repo_path, "file", exc), unread=True)
+        return
+    problem = _file_problem(repo_path, info, max_bytes)
+    yield Entry(Path(full), relpath, problem, unread=problem is not None)
+
+
+def _file_problem(repo_path: str, info: os.stat_result, max_bytes: int) -> Diagnostic | None:
+    """AL008 for a special file, AL009 for one over the size limit, else None."""
+    try:
+        check_regular(info, max_bytes)
+    except NotRead as exc:
+        return _not_read(repo_path, exc, max_bytes)
+    return None
+
+
+def _not_read(repo_path: str, reason: NotRead, max_bytes: int) -> Diagnostic:
+    if reason.kind == "special":
+        return rules.NOT_A_REGULAR_FILE.at(
+            repo_path, "not a regular file (a FIFO, socket or device); not read"
+        )
+    if reason.kind == "large":
+        return rules.FILE_TOO_LARGE.at(
+            repo_path,
+            f"file is {reason.reason}; not read: {over_limit('max-file-bytes', max_bytes)}",
+            line=1,
+            column=1,
+        )
+    return rules.UNREADABLE.at(
+        repo_path,
+        f"file cannot be read ({reason.reason}); nothing in it is checked",
+        line=1,
+        column=1,
+    )
 
 
 def relative(full: str, base: str) -> str:
@@ -150,21 +263,31 @@ def relative(full: str, base: str) -> str:
     return Path(os.path.relpath(full, base)).as_posix()
 
 
-def _link_problem(target: Target, full: str, root_real: str) -> Diagnostic | None:
-    resolved = os.path.realpath(full)
-    repo_path = relative(full, str(target.root))
-    if not os.path.exists(resolved):
+def _link_problem(repo_path: str, resolved: str | None, root_real: str) -> Diagnostic | None:
+    if resolved is None:
         return rules.SYMLINK_ESCAPE.at(
-            repo_path, "symbolic link points to a path that does not exist; not followed"
+            repo_path, "symbolic link whose target cannot be resolved; not followed"
         )
     if not _inside(resolved, root_real):
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link leads outside the repository; not followed"
         )
+    if not os.path.exists(resolved):
+        return rules.SYMLINK_ESCAPE.at(
+            repo_path, "symbolic link points to a path that does not exist; not followed"
+        )
     return None
 
 
-def read_bytes(path: Path) -> bytes:
-    """Read a file that :func:`walk` approved."""
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+def read_file(
+    path: Path, repo_path: str, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[bytes | None, Diagnostic | None]:
+    """Read a regular file of at most ``max_bytes``, or return the finding saying why not.
+
+    The file is opened without blocking and checked again on the open
+    descriptor, so a file swapped for a FIFO after the walk is never waited on.
+    """
+    try:
+        return read_regular(path, max_bytes), None
+    except NotRead as exc:
+        return None, _not_read(repo_path, exc, max_bytes)

@@ -7,27 +7,42 @@ are never written: they are the agents' records.
 
 from __future__ import annotations
 
-import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_lint.fileio import NotRead, read_regular
 from agent_lint.handoffs import Conversation
 from agent_lint.index import RepoIndex
 from agent_lint.jsonedit import EditError, set_values
+from agent_lint.jsontext import dumps
 
 
 @dataclass(frozen=True)
 class Edit:
-    """A planned write: ``path`` (repository-relative) goes from ``before`` to ``after``."""
+    """A planned write: ``path`` (repository-relative) goes from ``before`` to ``after``.
+
+    ``resolves`` lists the paths whose fixable findings the write repairs.
+    """
 
     root: Path
     path: str
     before: bytes | None
     after: bytes
+    resolves: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A derived file ``--fix`` should write but cannot, and why (one line)."""
+
+    path: str
+    reason: str
+    resolves: tuple[str, ...] = ()
 
 
 class FixError(Exception):
@@ -36,42 +51,80 @@ class FixError(Exception):
 
 def render_state(state: dict[str, Any]) -> bytes:
     """The canonical bytes of a state.json: stable key order, 2-space indent, final newline."""
-    return (json.dumps(state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return (dumps(state, indent=2) + "\n").encode("utf-8")
 
 
-def _inside(root: Path, path: str) -> Path | None:
-    """The absolute target if writing it cannot leave the repository, else None."""
+def target_problem(root: Path, path: str) -> str | None:
+    """Why ``path`` (repository-relative) cannot be replaced by an atomic write, or None.
+
+    The target must be a regular file or not exist; it must not be a link;
+    its folder must lie inside the repository and be writable. Nothing is
+    opened to find out.
+    """
     target = root / path
-    if target.is_symlink():
-        return None
-    real_root = os.path.realpath(root)
-    real_parent = os.path.realpath(target.parent)
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return f"it cannot be inspected ({exc.strerror})"
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link"
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        return "it is a folder"
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file (a FIFO, socket or device)"
+    try:
+        real_root = os.path.realpath(root)
+        real_parent = os.path.realpath(target.parent)
+    except (OSError, ValueError) as exc:
+        return f"its folder cannot be resolved ({exc})"
     if real_parent != real_root and not real_parent.startswith(real_root + os.sep):
-        return None
-    return target
+        return "its folder leads outside the repository"
+    if not os.path.isdir(real_parent):
+        return "its folder does not exist"
+    if not os.access(real_parent, os.W_OK | os.X_OK):
+        return "its folder is not writable"
+    return None
+
+
+#: A derived file larger than this is not read back (it is rewritten whole).
+_MAX_DERIVED_BYTES = 64 * 1024 * 1024
 
 
 def _read(target: Path) -> bytes | None:
-    try:
-        return target.read_bytes()
-    except FileNotFoundError:
+    """The bytes of a regular file, None if it does not exist; never opens anything else."""
+    if not os.path.lexists(target):
         return None
+    try:
+        return read_regular(target, _MAX_DERIVED_BYTES)
+    except NotRead as exc:
+        raise OSError(exc.reason) from exc
 
 
-def _state_edit(index: RepoIndex, conversation: Conversation) -> Edit | None:
+_Plan = Edit | Blocked | None
+
+
+def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
     derived = conversation.derived_state()
-    if derived is None:
+    latest = conversation.latest()
+    if derived is None or latest is None:
         return None
     path = conversation.state_path or f"{conversation.folder}/handoffs/state.json"
-    target = _inside(index.root, path)
-    if target is None:
-        return None
+    resolves = (path, latest.path)
+    problem = target_problem(index.root, path)
+    if problem is not None:
+        return Blocked(path, problem, resolves)
     try:
         after = render_state(derived)
-    except UnicodeEncodeError:
-        return None  # a value that is not valid Unicode is never written
-    before = _read(target)
-    return None if before == after else Edit(index.root, path, before, after)
+    except (UnicodeEncodeError, TypeError, ValueError):
+        # Text that is not valid Unicode, or a number JSON output cannot hold exactly.
+        return Blocked(path, "the latest handoff holds a value that cannot be written", resolves)
+    try:
+        before = _read(index.root / path)
+    except OSError as exc:
+        return Blocked(path, f"it cannot be read ({exc})", resolves)
+    return None if before == after else Edit(index.root, path, before, after, resolves)
 
 
 def _meta_changes(conversation: Conversation) -> list[tuple[str, Any]]:
@@ -98,32 +151,57 @@ def _meta_changes(conversation: Conversation) -> list[tuple[str, Any]]:
     return changes
 
 
-def _meta_edit(index: RepoIndex, conversation: Conversation) -> Edit | None:
+def _meta_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
     changes = _meta_changes(conversation)
-    if not changes or conversation.meta_path is None:
+    path = conversation.meta_path
+    if not changes or path is None:
         return None
-    target = _inside(index.root, conversation.meta_path)
-    before = _read(target) if target is not None else None
+    resolves = (path,)
+    problem = target_problem(index.root, path)
+    if problem is not None:
+        return Blocked(path, problem, resolves)
+    try:
+        before = _read(index.root / path)
+    except OSError as exc:
+        return Blocked(path, f"it cannot be read ({exc})", resolves)
     if before is None:
         return None
     try:
-        after = set_values(before.decode("utf-8"), changes).encode("utf-8")
-    except (EditError, UnicodeDecodeError, ValueError):
-        return None
-    return None if before == after else Edit(index.root, conversation.meta_path, before, after)
+        after = edit_json_bytes(before, changes)
+    except (EditError, UnicodeError, TypeError, ValueError) as exc:
+        return Blocked(path, f"it cannot be edited in place ({exc})", resolves)
+    return None if before == after else Edit(index.root, path, before, after, resolves)
+
+
+def edit_json_bytes(before: bytes, changes: list[tuple[str, Any]]) -> bytes:
+    """Apply ``changes`` to JSON file bytes, keeping a byte order mark and the line endings."""
+    bom = "\ufeff"
+    text = before.decode("utf-8")
+    marked = text.startswith(bom)
+    edited = set_values(text.removeprefix(bom), changes)
+    return ((bom if marked else "") + edited).encode("utf-8")
+
+
+def plan_all(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
+    """What ``--fix`` writes, and what it should write but cannot (with the reason)."""
+    edits: list[Edit] = []
+    blocked: list[Blocked] = []
+    for name in sorted(index.conversations):
+        conversation = index.conversations[name]
+        planned = [_state_edit(index, conversation)]
+        if unsafe:
+            planned.append(_meta_edit(index, conversation))
+        for item in planned:
+            if isinstance(item, Edit):
+                edits.append(item)
+            elif isinstance(item, Blocked):
+                blocked.append(item)
+    return edits, blocked
 
 
 def plan(index: RepoIndex, unsafe: bool = False) -> Iterator[Edit]:
     """The edits ``--fix`` makes: state.json files, and meta.json mirrors when ``unsafe``."""
-    for name in sorted(index.conversations):
-        conversation = index.conversations[name]
-        edit = _state_edit(index, conversation)
-        if edit is not None:
-            yield edit
-        if unsafe:
-            meta = _meta_edit(index, conversation)
-            if meta is not None:
-                yield meta
+    yield from plan_all(index, unsafe)[0]
 
 
 def write_atomically(target: Path, data: bytes) -> None:
@@ -134,6 +212,8 @@ def write_atomically(target: Path, data: bytes) -> None:
     """
     if target.is_symlink():
         raise FixError(f"{target} is a symbolic link; not written")
+    if target.exists() and not target.is_file():
+        raise FixError(f"{target} is not a regular file; not written")
     folder = target.parent
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -157,10 +237,23 @@ def write_atomically(target: Path, data: bytes) -> None:
         os.close(directory)
 
 
-def apply(edits: list[Edit]) -> list[str]:
-    """Write every edit; return the repository-relative paths written."""
-    written = []
+def apply(edits: list[Edit]) -> tuple[list[str], list[str]]:
+    """Write every edit; return the paths written and a one-line error per failed path.
+
+    A failed write (a read-only folder, a full disk, a file-size limit, a
+    target that changed into a link or folder) leaves the old file as it was
+    and no temporary file; the other edits are still made.
+    """
+    written, failed = [], []
     for edit in edits:
-        write_atomically(edit.root / edit.path, edit.after)
+        problem = target_problem(edit.root, edit.path)
+        try:
+            if problem is not None:
+                raise FixError(problem)
+            write_atomically(edit.root / edit.path, edit.after)
+        except (OSError, FixError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            failed.append(f"cannot write {edit.path}: {reason}; the file is unchanged")
+            continue
         written.append(edit.path)
-    return written
+    return written, failed

@@ -6,15 +6,17 @@ from these small records; no parsed document is kept.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from agent_lint import checksum
+from agent_lint.kinds import whole
 
-_NUMBER = re.compile(r"^H-(\d{3,})$")
-_TIMED = re.compile(r"^(?:H-)?(\d{8})-(\d{6})(?:-|$)")
+# ASCII digits only: "H-٠٠٤" is not handoff 4, and "0004\n" is not turn 4.
+_NUMBER = whole("H-([0-9]{3,})")
+_TIMED = whole("(?:H-)?([0-9]{8})-([0-9]{6})(?:-.*)?")
+_TURN = whole("[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,14 @@ def handoff_number(stem: str) -> int | None:
     """The number of a conversation handoff file stem (``H-007`` -> 7)."""
     match = _NUMBER.match(stem)
     return int(match.group(1)) if match else None
+
+
+def turn_number(stem: str) -> int | None:
+    """The number of a turn file stem (``0007`` -> 7), if it is ASCII digits only.
+
+    A stem shorter than four digits still counts (AL204 reports its name once).
+    """
+    return int(stem) if _TURN.match(stem) else None
 
 
 def embedded_time(handoff_id: str) -> str | None:

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.config import Config
-from agent_lint.handoffs import Conversation, TimedHandoff, Turn, handoff_from, handoff_number
+from agent_lint.handoffs import (
+    Conversation,
+    TimedHandoff,
+    Turn,
+    handoff_from,
+    handoff_number,
+    turn_number,
+)
 from agent_lint.kinds import EACH, INDEX_OF, Format, History, Kind, NameRule, Scope
 from agent_lint.markdown import Note, scan
 from agent_lint.positions import escape_token
@@ -46,7 +53,7 @@ def slug_stems(name: str) -> list[str]:
     stems = []
     first = name.find("-")
     cut = name.rfind("-")
-    while cut > first + 1 and not any(ch.isdigit() for ch in name[cut + 1 :]):
+    while cut > first + 1 and not any("0" <= ch <= "9" for ch in name[cut + 1 :]):
         name = name[:cut]
         stems.append(name)
         cut = name.rfind("-")
@@ -218,8 +225,8 @@ class RepoIndex:
                 conversation.broken.add(path)
         elif kind.name == "handoff-note":
             conversation.notes.add(groups["stem"])
-        elif kind.name == "turn" and groups["stem"].isdigit():
-            conversation.turn_files.append((int(groups["stem"]), path))
+        elif kind.name == "turn" and (number := turn_number(groups["stem"])) is not None:
+            conversation.turn_files.append((number, path))
         elif kind.name == "handoff-state":
             conversation.state_path = path
             conversation.state_exists = True
@@ -255,8 +262,8 @@ class RepoIndex:
             conversation.handoffs.append(handoff_from(ctx.path, groups["stem"], data, clean))
             if not clean:
                 conversation.broken.add(ctx.path)
-        elif kind.name == "turn" and groups["stem"].isdigit():
-            conversation.turns.append(Turn(int(groups["stem"]), ctx.path, data.get("timestamp")))
+        elif kind.name == "turn" and (number := turn_number(groups["stem"])) is not None:
+            conversation.turns.append(Turn(number, ctx.path, data.get("timestamp")))
         elif kind.name == "conversation":
             conversation.meta = {
                 key: data[key]

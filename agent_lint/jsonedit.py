@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from typing import Any
 
+from agent_lint.jsontext import dumps
 from agent_lint.positions import Span, locate_json
 
 
@@ -36,11 +38,17 @@ def _line_indent(text: str, offset: int) -> str:
     return re.match(r"[ \t]*", text[start:]).group(0)  # type: ignore[union-attr]
 
 
-def _render(value: Any, unit: str, indent: str, inline: bool) -> str:
+def _render(value: Any, unit: str, indent: str, inline: bool, newline: str = "\n") -> str:
     if inline:
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    rendered = json.dumps(value, ensure_ascii=False, indent=unit)
-    return rendered.replace("\n", "\n" + indent)
+        return dumps(value, separators=(", ", ": "))
+    rendered = dumps(value, indent=unit)
+    return rendered.replace("\n", newline + indent)
+
+
+def _ancestors(pointer: str) -> Iterator[str]:
+    while "/" in pointer:
+        pointer = pointer.rsplit("/", 1)[0]
+        yield pointer
 
 
 def set_values(text: str, changes: Sequence[tuple[str, Any]]) -> str:
@@ -49,7 +57,8 @@ def set_values(text: str, changes: Sequence[tuple[str, Any]]) -> str:
     Existing values are replaced in place (rendered in the file's indentation
     style, or on one line where the old value was on one line); a missing
     member is appended to its parent object. Nested changes under a pointer
-    that is itself replaced are dropped.
+    that is itself replaced are dropped. New lines use the file's line
+    ending (CRLF stays CRLF).
     """
     try:
         found = locate_json(text)
@@ -57,10 +66,12 @@ def set_values(text: str, changes: Sequence[tuple[str, Any]]) -> str:
         raise EditError(str(exc)) from exc
     starts = _offsets(text)
     unit = _indent_unit(text)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    replaced = {pointer for pointer, _ in changes}
     kept = [
         (pointer, value)
         for pointer, value in changes
-        if not any(pointer.startswith(other + "/") for other, _ in changes if other != pointer)
+        if not any(ancestor in replaced for ancestor in _ancestors(pointer))
     ]
     patches: list[tuple[int, int, str]] = []
     for pointer, value in kept:
@@ -73,7 +84,7 @@ def set_values(text: str, changes: Sequence[tuple[str, Any]]) -> str:
                 not isinstance(value, (dict, list)) or len(compact) <= 100
             )
             indent = _line_indent(text, start)
-            patches.append((start, end, _render(value, unit, indent, inline)))
+            patches.append((start, end, _render(value, unit, indent, inline, newline)))
             continue
         parent, _, key = pointer.rpartition("/")
         parent_span: Span | None = found.values.get(parent)
@@ -87,13 +98,18 @@ def set_values(text: str, changes: Sequence[tuple[str, Any]]) -> str:
         empty = text[body_end - 1] == "{"
         parent_indent = _line_indent(text, _offset(starts, parent_span.line, parent_span.column))
         member_indent = parent_indent + unit
-        member = f'"{name}": {_render(value, unit, member_indent, False)}'
+        member = f"{dumps(name)}: {_render(value, unit, member_indent, False, newline)}"
         if empty:
-            insertion = f"\n{member_indent}{member}\n{parent_indent}"
+            insertion = f"{newline}{member_indent}{member}{newline}{parent_indent}"
             patches.append((body_end, close, insertion))
         else:
-            patches.append((body_end, body_end, f",\n{member_indent}{member}"))
-    for start, end, replacement in sorted(patches, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    json.loads(text)  # the result must still be valid JSON
-    return text
+            patches.append((body_end, body_end, f",{newline}{member_indent}{member}"))
+    pieces: list[str] = []
+    position = 0
+    for start, end, replacement in sorted(patches):
+        pieces.extend((text[position:start], replacement))
+        position = end
+    pieces.append(text[position:])
+    edited = "".join(pieces)
+    json.loads(edited, parse_int=Decimal)  # the result must still be valid JSON
+    return edited

@@ -17,8 +17,25 @@ from dataclasses import dataclass, field
 _SUFFIX = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 
 
+def whole(pattern: str) -> re.Pattern[str]:
+    """Compile a structural pattern: ASCII classes, anchored at both ends of the string.
+
+    ``\\Z`` and not ``$``: Python's ``$`` also matches before a final newline,
+    so ``"H-004\\n"`` would pass for ``H-004``.
+    """
+    return re.compile(rf"^(?:{pattern})\Z", re.ASCII)
+
+
+def shown(pattern: re.Pattern[str]) -> str:
+    """A pattern of :func:`whole` as users write it: ``^D-[A-Za-z0-9][A-Za-z0-9._-]*$``."""
+    text = pattern.pattern
+    if text.startswith("^(?:") and text.endswith(")\\Z"):
+        return f"^{text[4:-3]}$"
+    return text
+
+
 def _prefixed(prefix: str) -> re.Pattern[str]:
-    return re.compile(rf"^{prefix}-{_SUFFIX}$")
+    return whole(f"{prefix}-{_SUFFIX}")
 
 
 class NameRule(str, enum.Enum):
@@ -204,7 +221,7 @@ class Kind:
 
 
 def _p(pattern: str) -> re.Pattern[str]:
-    return re.compile(rf"^{pattern}$")
+    return whole(pattern)
 
 
 def paths(*fields: str) -> tuple[tuple[str, ...], ...]:
@@ -274,7 +291,7 @@ KINDS: tuple[Kind, ...] = (
         Format.JSON,
         schema="conversation-handoff",
         id_field="handoff_id",
-        id_pattern=re.compile(r"^H-\d{3,}$"),
+        id_pattern=whole("H-[0-9]{3,}"),
         name_rule=NameRule.STEM,
         namespace="conversation-handoff",
         scope="conversation",

@@ -17,10 +17,10 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from agent_lint import gitgate
-from agent_lint.config import Config, ConfigError
+from agent_lint import fixer, gitgate
+from agent_lint.config import Config, ConfigError, Limits
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
-from agent_lint.discovery import Target, find_target, read_bytes, relative, walk
+from agent_lint.discovery import Target, find_target, read_file, relative, top_folders, walk
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import (
     KIND_FOLDERS,
@@ -35,7 +35,9 @@ from agent_lint.kinds import (
 from agent_lint.loading import parse, split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
-from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, identity
+from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, FileCheck, identity
+from agent_lint.validators.files import LIMIT_EXCEEDED, UNREADABLE
+from agent_lint.validators.storage import AGENT_DIR_OUTSIDE
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
@@ -146,6 +148,19 @@ def _signature(match: Match, relpath: str, data: Any) -> bool:
     return any(key in data for key in keys if key)
 
 
+def _undecided(relpath: str, problem: Diagnostic) -> bool:
+    """Whether a finding about an entry not read keeps the run from calling the layout foreign.
+
+    An unsafe or unreadable entry where records live may be the record that
+    would show Cortex state; an agent dir that leads outside the repository
+    (AL706) or cannot be listed is never looked into at all. Both are
+    reported, never hidden behind the foreign-layout notice.
+    """
+    if relpath == "":
+        return problem.code in (AGENT_DIR_OUTSIDE.code, UNREADABLE.code)
+    return relpath.split("/", 1)[0] in KIND_FOLDERS
+
+
 def _not_read(relpath: str) -> str:
     if relpath.startswith("artifacts/"):
         return "not read: an artifact (only artifacts/<id>/state.json is a record)"
@@ -186,7 +201,7 @@ def lint_target(
         root=target.root,
         agent_prefix="" if agent_prefix == "." else agent_prefix,
         config=config,
-        folders={entry.name for entry in os.scandir(target.agent_dir) if entry.is_dir()},
+        folders=top_folders(target),
     )
     file_checks = [c for c in FILE_CHECKS if any(is_enabled(x, config) for x in c.codes)]
     repo_checks = [c for c in REPO_CHECKS if any(is_enabled(x, config) for x in c.codes)]
@@ -194,16 +209,19 @@ def lint_target(
     found: list[Diagnostic] = []
     formats: dict[str, tuple[Format, Path]] = {}
     cortex = False
+    limits = config.limits
     for entry in walk(target):
         path = relative(str(entry.path), str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
+        match = classify(entry.relpath)
         if entry.problem is not None:
-            # An unsafe entry where records live is never taken for a foreign layout.
-            cortex = cortex or entry.relpath.split("/", 1)[0] in KIND_FOLDERS
+            cortex = cortex or _undecided(entry.relpath, entry.problem)
             found.append(entry.problem)
             result.files.append((path, f"not read: {entry.problem.message}"))
+            if entry.unread and match is not None:
+                # Present but not read: it exists for every check that asks.
+                index.add_present(path, match.kind, match.groups, False)
             continue
-        match = classify(entry.relpath)
         if match is not None:
             fmt = match.kind.format
         elif is_data_file(entry.relpath):
@@ -212,8 +230,17 @@ def lint_target(
             support = support_file(entry.relpath) if in_record_folder(entry.relpath) else None
             result.files.append((path, support or _not_read(entry.relpath)))
             continue
+        raw, unreadable = read_file(entry.path, path, limits.max_file_bytes)
+        if raw is None:
+            assert unreadable is not None
+            cortex = cortex or _undecided(entry.relpath, unreadable)
+            found.append(unreadable)
+            result.files.append((path, f"not read: {unreadable.message}"))
+            if match is not None:
+                index.add_present(path, match.kind, match.groups, False)
+            continue
         formats[path] = (fmt, entry.path)
-        loaded = parse(path, fmt, read_bytes(entry.path))
+        loaded = parse(path, fmt, raw, limits)
         result.files_checked += 1
         found.extend(loaded.diagnostics)
         if match is None:
@@ -237,7 +264,7 @@ def lint_target(
             schemas,
             loaded.text,
         )
-        own = [d for check in file_checks for d in check.run(ctx)]
+        own = _file_checks(file_checks, ctx)
         found.extend(own)
         kept = (configured(d, config) for d in own)
         index.add_file(
@@ -272,9 +299,51 @@ def lint_target(
         if unsafe_fixes and RULES_BY_CODE[shown.code].fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
-    result.diagnostics = sorted(_locate(kept_findings, formats), key=Diagnostic.sort_key)
+    if any(d.fixable for d in kept_findings):
+        kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes)
+    result.diagnostics = sorted(_locate(kept_findings, formats, limits), key=Diagnostic.sort_key)
     result.indexes.append(index)
     return result
+
+
+def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnostic]:
+    """Run the per-file checks; a document too deep for them is one finding, not a crash."""
+    try:
+        return [d for check in checks for d in check.run(ctx)]
+    except RecursionError:
+        return [
+            LIMIT_EXCEEDED.at(
+                ctx.path,
+                "document is nested too deeply for the checks to follow; lower `max-depth` "
+                "in the [limits] table",
+                line=1,
+                column=1,
+            )
+        ]
+
+
+def _fixable_as_planned(
+    diagnostics: list[Diagnostic], index: RepoIndex, unsafe: bool
+) -> list[Diagnostic]:
+    """Keep a finding fixable only if ``--fix`` has a write planned that resolves it.
+
+    When the file cannot be written (a symbolic link, a folder, a special
+    file, a read-only folder, a value JSON cannot hold), the finding says so
+    instead of promising a fix.
+    """
+    edits, blocked = fixer.plan_all(index, unsafe)
+    resolved = {path for edit in edits for path in edit.resolves}
+    reasons = {path: block for block in blocked for path in block.resolves}
+    kept = []
+    for diagnostic in diagnostics:
+        if diagnostic.fixable and diagnostic.path not in resolved:
+            block = reasons.get(diagnostic.path)
+            message = diagnostic.message
+            if block is not None:
+                message += f" (--fix cannot write {block.path}: {block.reason})"
+            diagnostic = replace(diagnostic, message=message, fixable=False)
+        kept.append(diagnostic)
+    return kept
 
 
 def _within(path: Path, limit: Path) -> bool:
@@ -283,7 +352,7 @@ def _within(path: Path, limit: Path) -> bool:
 
 
 def _locate(
-    diagnostics: list[Diagnostic], formats: dict[str, tuple[Format, Path]]
+    diagnostics: list[Diagnostic], formats: dict[str, tuple[Format, Path]], limits: Limits
 ) -> list[Diagnostic]:
     """Fill in line and column for findings that carry only a JSON pointer."""
     pending: dict[str, list[Diagnostic]] = defaultdict(list)
@@ -297,7 +366,7 @@ def _locate(
             located.append(diagnostic)
     for path, items in pending.items():
         fmt, full = formats[path]
-        locations = _locations(fmt, full)
+        locations = _locations(path, fmt, full, limits)
         for diagnostic in items:
             span = locations.find(diagnostic.pointer, diagnostic.target)
             if span is None:
@@ -309,18 +378,19 @@ def _locate(
     return located
 
 
-def _locations(fmt: Format, full: Path) -> Locations:
+def _locations(path: str, fmt: Format, full: Path, limits: Limits) -> Locations:
+    raw, _ = read_file(full, path, limits.max_file_bytes)
     try:
-        text = full.read_bytes().decode("utf-8").removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):
+        text = (raw or b"").decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
         return Locations()
     try:
         if fmt is Format.JSON:
             return locate_json(text)
         if fmt is Format.MARKDOWN:
             front, offset = split_front_matter(text)
-            return locate_yaml(front, offset) if front is not None else Locations()
-        return locate_yaml(text)
+            return locate_yaml(front, offset, limits) if front is not None else Locations()
+        return locate_yaml(text, limits=limits)
     except (ScanError, RecursionError):
         return Locations()
 

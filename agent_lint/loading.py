@@ -1,45 +1,37 @@
 """Read and parse one file: JSON (duplicate keys detected), YAML (safe), front matter.
 
-Parse failures are data, not exceptions: :func:`load` returns the parsed value
+Parse failures are data, not exceptions: :func:`parse` returns the parsed value
 (or ``None``) together with the file-level diagnostics, so one bad file never
 stops a run.
+
+Documents are bounded before anything walks them: JSON nesting is measured by
+a linear pre-scan, YAML nesting and aliases while the document is composed
+(:mod:`agent_lint.yamlsafe`). Parsed data follows JSON's model whatever the
+format: mapping keys are strings, integers of any length are kept exactly.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
+from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from agent_lint.config import Limits, over_limit
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.kinds import Format
-from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
+from agent_lint.positions import LineIndex, Locations, ScanError, locate_json, locate_yaml
 from agent_lint.validators import files as rules
+from agent_lint.yamlsafe import LimitExceeded, safe_yaml
 
-
-class _TextTimestampConstructor(SafeConstructor):
-    """Safe YAML constructor that keeps timestamps as the strings written.
-
-    Records compare ``timestamp`` values textually against JSON records, and
-    the schemas expect RFC 3339 strings, so YAML's implicit datetime
-    conversion would only lose information.
-    """
-
-
-_TextTimestampConstructor.add_constructor(
-    "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
-)
-
-
-def _yaml() -> YAML:
-    yaml = YAML(typ="safe")
-    yaml.Constructor = _TextTimestampConstructor
-    yaml.allow_duplicate_keys = False
-    return yaml
+#: Integers with more digits than this are kept as :class:`~decimal.Decimal`:
+#: Python's ``int`` refuses (and would take quadratic time on) longer ones.
+INT_DIGITS = 4000
+_DEFAULT_LIMITS = Limits()
 
 
 @dataclass
@@ -65,6 +57,57 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def json_int(text: str) -> int | Decimal:
+    """A JSON integer literal as ``int``, or exactly as ``Decimal`` when very long."""
+    if len(text) - text.startswith("-") > INT_DIGITS:
+        return Decimal(text)
+    return int(text)
+
+
+_JSON_TOKEN = re.compile(r'[\[\]{}"]')
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
+
+def json_too_deep(text: str, max_depth: int) -> int | None:
+    """Offset of the first bracket nested deeper than ``max_depth``, or None.
+
+    A linear scan that skips strings; it runs before the parser and every
+    later walk, so none of them meets a document deeper than the limit. An
+    unterminated string ends the scan (the parser reports it).
+    """
+    if text.count("[") + text.count("{") <= max_depth:
+        return None
+    depth, position = 0, 0
+    search, rest = _JSON_TOKEN.search, _STRING_REST.match
+    while True:
+        token = search(text, position)
+        if token is None:
+            return None
+        position = token.end()
+        char = token.group()
+        if char == '"':
+            string = rest(text, position)
+            if string is None:
+                return None
+            position = string.end()
+        elif char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return token.start()
+        else:
+            depth -= 1
+
+
+def _too_deep(path: str, max_depth: int, line: int, column: int) -> Diagnostic:
+    return rules.LIMIT_EXCEEDED.at(
+        path,
+        f"document is nested deeper than {max_depth} levels; not checked: "
+        f"{over_limit('max-depth', max_depth)}",
+        line=line,
+        column=column,
+    )
 
 
 def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
@@ -100,10 +143,16 @@ def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
     return text, found
 
 
-def _parse_json(path: str, text: str) -> tuple[Any, list[Diagnostic]]:
+def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[Diagnostic]]:
+    deep = json_too_deep(text, limits.max_depth)
+    if deep is not None:
+        return None, [_too_deep(path, limits.max_depth, *LineIndex(text).position(deep))]
     try:
         return json.loads(
-            text, object_pairs_hook=_pairs_without_duplicates, parse_constant=_reject_constant
+            text,
+            object_pairs_hook=_pairs_without_duplicates,
+            parse_constant=_reject_constant,
+            parse_int=json_int,
         ), []
     except _DuplicateSeen:
         advice = "JSON readers keep only one of the values"
@@ -152,16 +201,39 @@ def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[Diagno
     return found
 
 
-def _parse_yaml(path: str, text: str, line_offset: int = 0) -> tuple[Any, list[Diagnostic]]:
+def _parse_yaml(
+    path: str, text: str, limits: Limits, line_offset: int = 0
+) -> tuple[Any, list[Diagnostic]]:
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_yaml_bytes:
+        return None, [
+            rules.LIMIT_EXCEEDED.at(
+                path,
+                f"YAML document is {size} bytes; not checked: "
+                f"{over_limit('max-yaml-bytes', limits.max_yaml_bytes)}",
+                line=1 + line_offset,
+                column=1,
+            )
+        ]
     try:
-        return _yaml().load(text), []
+        return safe_yaml(limits).load(text), []
+    except LimitExceeded as exc:
+        line, column = LineIndex(text).position(exc.index)
+        return None, [
+            rules.LIMIT_EXCEEDED.at(
+                path,
+                f"{exc.problem}; not checked: {over_limit(exc.limit, exc.value)}",
+                line=line + line_offset,
+                column=column,
+            )
+        ]
     except DuplicateKeyError:
         advice = "YAML mappings must have unique keys"
-        return None, _duplicate_keys(path, locate_yaml(text, line_offset), advice)
+        return None, _duplicate_keys(path, locate_yaml(text, line_offset, limits), advice)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = (mark.line + 1 if mark else 1) + line_offset
-        column = mark.column + 1 if mark else 1
+        line, column = LineIndex(text).position(mark.index) if mark else (1, 1)
+        line += line_offset
         problem = exc.problem or exc.context or "syntax error"
         return None, [
             rules.INVALID_YAML.at(path, f"invalid YAML: {problem}", line=line, column=column)
@@ -182,8 +254,8 @@ def split_front_matter(text: str) -> tuple[str | None, int]:
     return None, 0
 
 
-def parse(path: str, fmt: Format, raw: bytes) -> Loaded:
-    """Decode and parse ``raw`` as ``fmt``; never raises on bad input."""
+def parse(path: str, fmt: Format, raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Loaded:
+    """Decode and parse ``raw`` as ``fmt`` within ``limits``; never raises on bad input."""
     text, found = decode(path, raw)
     if text is None:
         return Loaded(None, False, found, None)
@@ -191,7 +263,7 @@ def parse(path: str, fmt: Format, raw: bytes) -> Loaded:
         front, offset = split_front_matter(text)
         if front is None:
             return Loaded(None, True, found, text)
-        data, errors = _parse_yaml(path, front, offset)
+        data, errors = _parse_yaml(path, front, limits, offset)
         return Loaded(data, not errors, found + errors, text)
     if not text.strip():
         found.append(
@@ -201,7 +273,7 @@ def parse(path: str, fmt: Format, raw: bytes) -> Loaded:
         )
         return Loaded(None, False, found, text)
     if fmt is Format.JSON:
-        data, errors = _parse_json(path, text)
+        data, errors = _parse_json(path, text, limits)
     else:
-        data, errors = _parse_yaml(path, text)
+        data, errors = _parse_yaml(path, text, limits)
     return Loaded(data, not errors, found + errors, text)

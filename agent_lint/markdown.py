@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:\s+(.*?))?\s*#*\s*$")
+_BACKTICKS = re.compile(r"`+")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
-_INLINE_LINK = re.compile(
-    r"!?\[[^\]\n]*\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)"
-)
+_BRACKET = re.compile(r"[\[\]]")
 _REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*(<[^>\n]*>|\S+)")
 _ID = re.compile(r"(?<![A-Za-z0-9_/.#-])(WP|D|M|C|H)-[A-Za-z0-9][A-Za-z0-9._-]*")
+_TAG = re.compile(r"<[^<>]+>")
+
+# Every scanner here is linear in the length of a line by construction: no
+# pattern can backtrack over text it has already matched (a note of one long
+# line is as fast to read as many short ones).
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Note:
 
 def slugify(heading: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to '-'."""
-    text = re.sub(r"<[^>]+>", "", heading).strip().lower()
+    text = _TAG.sub("", heading).strip().lower()
     kept = "".join(
         ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N", "M")
     )
@@ -50,7 +53,127 @@ def slugify(heading: str) -> str:
 
 
 def _blank_code(line: str) -> str:
-    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+    """Blank inline code spans: a run of N backticks up to the next run of exactly N."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
+    if len(runs) < 2:
+        return line
+    later: dict[int, deque[int]] = defaultdict(deque)
+    for number, (start, end) in enumerate(runs):
+        later[end - start].append(number)
+    pieces: list[str] = []
+    kept_from, number = 0, 0
+    while number < len(runs):
+        start, end = runs[number]
+        closers = later[end - start]
+        while closers and closers[0] <= number:
+            closers.popleft()
+        if not closers:
+            number += 1
+            continue
+        closer = closers.popleft()
+        close_end = runs[closer][1]
+        pieces.extend((line[kept_from:start], " " * (close_end - start)))
+        kept_from, number = close_end, closer + 1
+    pieces.append(line[kept_from:])
+    return "".join(pieces)
+
+
+def atx_heading(line: str) -> str | None:
+    """The text of an ATX heading line (``## Title ##`` -> ``Title``), or None."""
+    text = line.lstrip(" ")
+    if len(line) - len(text) > 3:
+        return None
+    level = len(text) - len(text.lstrip("#"))
+    rest = text[level:]
+    if not 1 <= level <= 6 or (rest and not rest[0].isspace()):
+        return None
+    rest = rest.strip()
+    unclosed = rest.rstrip("#")
+    if not unclosed:
+        return ""
+    if unclosed != rest and unclosed[-1].isspace():
+        return unclosed.rstrip()
+    return rest
+
+
+class _Next:
+    """Finds the next match of a pattern at or after a position, for rising positions.
+
+    A query inside the stretch searched by the previous query is answered
+    from it, so a line is searched once in all (linear time).
+    """
+
+    def __init__(self, line: str, pattern: str) -> None:
+        self.line = line
+        self.pattern = re.compile(pattern)
+        self.searched_from = 1
+        self.found = 0
+
+    def at(self, position: int) -> int:
+        """Index of the next match at or after ``position``; ``len(line)`` if none."""
+        if not self.searched_from <= position <= self.found:
+            match = self.pattern.search(self.line, position)
+            self.searched_from = position
+            self.found = match.start() if match else len(self.line)
+        return self.found
+
+
+class _LinkScanner:
+    """Inline links ``[text](destination "title")`` of one line, in linear time."""
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.text = _Next(line, r"\S")
+        self.stop = _Next(line, r"[)\s]")
+        self.angle = _Next(line, r">")
+        self.quotes = {'"': _Next(line, '"'), "'": _Next(line, "'")}
+
+    def destinations(self) -> list[tuple[int, int]]:
+        """Start and end of each link's destination, ``<…>`` included."""
+        found: list[tuple[int, int]] = []
+        opened: int | None = None
+        resume = 0
+        for bracket in _BRACKET.finditer(self.line):
+            position = bracket.start()
+            if position < resume:
+                continue
+            if bracket.group() == "[":
+                opened = position if opened is None else opened
+                continue
+            if opened is not None and self.line.startswith("(", position + 1):
+                parsed = self._destination(position + 2)
+                if parsed is not None:
+                    found.append(parsed[:2])
+                    resume = parsed[2]
+            opened = None
+        return found
+
+    def _destination(self, position: int) -> tuple[int, int, int] | None:
+        """(start, end, end of link) of the destination after ``](``, or None."""
+        line = self.line
+        start = self.text.at(position)
+        if line.startswith("<", start):
+            close = self.angle.at(start + 1)
+            if close < len(line):
+                end_of_link = self._closing(close + 1)
+                if end_of_link is not None:
+                    return start, close + 1, end_of_link
+        end = self.stop.at(start)
+        if end == start:
+            return None
+        end_of_link = self._closing(end)
+        return None if end_of_link is None else (start, end, end_of_link)
+
+    def _closing(self, position: int) -> int | None:
+        """After a destination: an optional quoted title, then ``)``; the end of the link."""
+        line = self.line
+        following = self.text.at(position)
+        if following > position and following < len(line) and line[following] in "\"'":
+            close = self.quotes[line[following]].at(following + 1)
+            if close == len(line):
+                return None
+            following = self.text.at(close + 1)
+        return following + 1 if line.startswith(")", following) else None
 
 
 def scan(text: str) -> Note:
@@ -66,7 +189,10 @@ def scan(text: str) -> Note:
 
     fence: str | None = None
     previous = ""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only (a CR before it is dropped), as editors and GitHub count
+    # them; str.splitlines would also break at form feeds and U+2028.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
         opener = _FENCE.match(raw)
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
@@ -78,23 +204,24 @@ def scan(text: str) -> Note:
             previous = ""
             continue
         line = _blank_code(raw)
-        heading = _ATX.match(line)
-        if heading:
-            add_anchor(heading.group(1) or "")
+        heading = atx_heading(line)
+        if heading is not None:
+            add_anchor(heading)
         elif _SETEXT.match(line) and previous.strip():
             add_anchor(previous.strip())
         definition = _REF_DEFINITION.match(line)
-        found = [definition] if definition else []
-        found.extend(_INLINE_LINK.finditer(line))
-        spans = []
-        for match in found:
-            target = match.group(1).strip("<>")
-            start = match.start(1)
-            note.links.append(Token(target, number, start + 1, start + len(match.group(1)) + 1))
-            spans.append((match.start(1), match.end(1)))
+        spans = [definition.span(1)] if definition else []
+        spans.extend(_LinkScanner(line).destinations())
+        spans.sort()
+        for start, end in spans:
+            target = line[start:end].strip("<>")
+            note.links.append(Token(target, number, start + 1, end + 1))
+        covering = 0
         for match in _ID.finditer(line):
-            if any(start <= match.start() < end for start, end in spans):
-                continue
+            while covering < len(spans) and spans[covering][1] <= match.start():
+                covering += 1
+            if covering < len(spans) and spans[covering][0] <= match.start():
+                continue  # the id is part of a link destination
             token = match.group(0).rstrip("._-")
             note.ids.append(Token(token, number, match.start() + 1, match.start() + len(token) + 1))
         previous = line

@@ -15,8 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from agent_lint.config import LIMITS, Limits
+from agent_lint.yamlsafe import safe_yaml
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,14 @@ def pointer_of(parts: Any) -> str:
     return "".join("/" + escape_token(p) for p in parts)
 
 
-class _LineIndex:
+class LineIndex:
+    """1-based lines and columns of character offsets; lines end at "\\n" only.
+
+    YAML's own marks also break lines at a lone CR, NEL and U+2028; positions
+    are computed from the marks' character offsets instead, so every format
+    counts lines the way editors and GitHub show them.
+    """
+
     def __init__(self, text: str) -> None:
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -91,12 +100,18 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS = ("true", "false", "null")
 
 
+#: Nesting the scanner follows at most: the ceiling of the ``max-depth`` limit.
+MAX_SCAN_DEPTH = LIMITS["max-depth"].ceiling
+
+
 def locate_json(text: str) -> Locations:
     """Scan JSON ``text`` strictly and return the span of every value and key.
 
-    Raises :class:`ScanError` with a position on invalid JSON.
+    Raises :class:`ScanError` with a position on invalid JSON, and on JSON
+    nested deeper than :data:`MAX_SCAN_DEPTH` (the scanner recurses once per
+    level; documents are refused at the ``max-depth`` limit before this).
     """
-    lines = _LineIndex(text)
+    lines = LineIndex(text)
     found = Locations()
     raw: dict[str, tuple[int, int]] = {}
     raw_keys: dict[str, tuple[int, int]] = {}
@@ -109,15 +124,17 @@ def locate_json(text: str) -> Locations:
         m = _WS.match(text, i)
         return m.end() if m else i
 
-    def value(i: int, pointer: str) -> int:
+    def value(i: int, pointer: str, depth: int = 0) -> int:
         i = ws(i)
         if i >= len(text):
             raise fail("unexpected end of file, expected a value", i)
         ch = text[i]
+        if ch in "{[" and depth >= MAX_SCAN_DEPTH:
+            raise fail(f"nested deeper than {MAX_SCAN_DEPTH} levels", i)
         if ch == "{":
-            end = obj(i, pointer)
+            end = obj(i, pointer, depth + 1)
         elif ch == "[":
-            end = array(i, pointer)
+            end = array(i, pointer, depth + 1)
         elif ch == '"':
             m = _STRING.match(text, i)
             if not m:
@@ -138,7 +155,7 @@ def locate_json(text: str) -> Locations:
         raw[pointer] = (i, end)
         return end
 
-    def obj(i: int, pointer: str) -> int:
+    def obj(i: int, pointer: str, depth: int) -> int:
         seen: set[str] = set()
         j = ws(i + 1)
         if text.startswith("}", j):
@@ -158,7 +175,7 @@ def locate_json(text: str) -> Locations:
             j = ws(m.end())
             if not text.startswith(":", j):
                 raise fail("expected ':' after key", j)
-            j = ws(value(j + 1, member))
+            j = ws(value(j + 1, member, depth))
             if text.startswith(",", j):
                 j = ws(j + 1)
                 continue
@@ -166,13 +183,13 @@ def locate_json(text: str) -> Locations:
                 return j + 1
             raise fail("expected ',' or '}' in object", j)
 
-    def array(i: int, pointer: str) -> int:
+    def array(i: int, pointer: str, depth: int) -> int:
         j = ws(i + 1)
         if text.startswith("]", j):
             return j + 1
         index = 0
         while True:
-            j = ws(value(j, f"{pointer}/{index}"))
+            j = ws(value(j, f"{pointer}/{index}", depth))
             index += 1
             if text.startswith(",", j):
                 j = ws(j + 1)
@@ -192,39 +209,47 @@ def locate_json(text: str) -> Locations:
     return found
 
 
-def locate_yaml(text: str, line_offset: int = 0) -> Locations:
-    """Return the span of every node of the first YAML document in ``text``."""
+def locate_yaml(text: str, line_offset: int = 0, limits: Limits | None = None) -> Locations:
+    """Return the span of every node of the first YAML document in ``text``.
+
+    The document is composed within ``limits``; a node that aliases repeat
+    is located where it is written, once.
+    """
     found = Locations()
     try:
-        root = YAML(typ="safe").compose(text)
+        root = safe_yaml(limits or Limits()).compose(text)
     except Exception:
         return found
 
+    lines = LineIndex(text)
+
     def span(node: Node) -> Span:
-        start, end = node.start_mark, node.end_mark
+        found = lines.span(node.start_mark.index, node.end_mark.index)
         return Span(
-            start.line + 1 + line_offset,
-            start.column + 1,
-            end.line + 1 + line_offset,
-            end.column + 1,
+            found.line + line_offset, found.column, found.end_line + line_offset, found.end_column
         )
 
-    def walk(node: Node, pointer: str) -> None:
+    seen: set[int] = set()
+    pending: list[tuple[Node, str]] = [(root, "")] if root is not None else []
+    while pending:
+        node, pointer = pending.pop()
         found.values[pointer] = span(node)
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        children: list[tuple[Node, str]] = []
         if isinstance(node, MappingNode):
-            seen: set[str] = set()
+            keys: set[str] = set()
             for key_node, value_node in node.value:
                 key = str(key_node.value) if isinstance(key_node, ScalarNode) else "?"
                 member = pointer + "/" + escape_token(key)
                 found.keys[member] = span(key_node)
-                if key in seen:
+                if key in keys:
                     found.duplicates.append((member, span(key_node)))
-                seen.add(key)
-                walk(value_node, member)
+                keys.add(key)
+                children.append((value_node, member))
         elif isinstance(node, SequenceNode):
-            for index, item in enumerate(node.value):
-                walk(item, f"{pointer}/{index}")
-
-    if root is not None:
-        walk(root, "")
+            children = [(item, f"{pointer}/{index}") for index, item in enumerate(node.value)]
+        # Visited in document order, so a repeated key's last value wins, as in the data.
+        pending.extend(reversed(children))
     return found

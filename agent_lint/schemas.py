@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,9 +31,14 @@ import referencing.jsonschema
 from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 
+# RFC 3339 is ASCII: "\d" would take Arabic-Indic or full-width digits, and "$"
+# a trailing newline, so the pattern spells its digits and ends at "\Z".
 _DATE_TIME = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-]([0-9]{2}):([0-9]{2}))\Z",
+    re.ASCII,
 )
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z", re.ASCII)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -71,13 +79,70 @@ def is_date(value: object) -> bool:
     """True when ``value`` is an RFC 3339 ``full-date`` string (non-strings pass)."""
     if not isinstance(value, str):
         return True
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+    if not _DATE.match(value):
         return False
     try:
         date.fromisoformat(value)
     except ValueError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=1024)
+def ecma_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a JSON Schema ``pattern`` (an ECMA-262 regular expression) for Python.
+
+    Two differences from Python's dialect decide whether a record passes: in
+    ECMA-262 ``$`` matches only at the end of the input (Python's also before
+    a final newline), and ``\\d``, ``\\w`` and ``\\b`` are ASCII. Outside
+    character classes ``$`` becomes ``\\Z``, and the pattern is compiled with
+    ``re.ASCII``, so both engines agree. A pattern the translation breaks is
+    compiled as written.
+    """
+    out, position, in_class = [], 0, False
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\":
+            out.append(pattern[position : position + 2])
+            position += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            char = "\\Z"
+        out.append(char)
+        position += 1
+    try:
+        return re.compile("".join(out), re.ASCII)
+    except re.error:
+        return re.compile(pattern)
+
+
+def _pattern_keyword(
+    validator: Validator, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """The ``pattern`` keyword with ECMA-262 semantics (see :func:`ecma_regex`)."""
+    if validator.is_type(instance, "string") and not ecma_regex(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """JSON integers; one too long for Python's ``int`` is parsed as an integral Decimal."""
+    if isinstance(instance, Decimal):
+        return instance.is_finite() and instance == instance.to_integral_value()
+    return bool(jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer"))
+
+
+@functools.lru_cache(maxsize=16)
+def _faithful(cls: type[Validator]) -> type[Validator]:
+    """``cls`` with ECMA-262 patterns and integers of any length."""
+    checker = cls.TYPE_CHECKER.redefine("integer", _is_integer)
+    extended: type[Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        cls, validators={"pattern": _pattern_keyword}, type_checker=checker
+    )
+    return extended
 
 
 FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
@@ -215,10 +280,38 @@ def bundled_schema_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "schemas"
 
 
-def _read_schema(path: Path) -> dict[str, Any]:
+_MAX_SCHEMA_BYTES = 4 * 1024 * 1024
+
+
+def _read_schema(path: Path, bundled: bool = False) -> dict[str, Any]:
+    """Read a schema file; a user's must be a regular file in its folder (read without blocking)."""
+    if bundled:
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SchemaConfigError(f"cannot read schema {path}: {exc}") from exc
+        if not isinstance(schema, dict):
+            raise SchemaConfigError(f"schema {path} is not a JSON object")
+        return schema
     try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        real = os.path.realpath(path)
+        leaves = os.path.dirname(real) != os.path.realpath(path.parent)
+    except (OSError, ValueError):
+        real, leaves = "", True
+    if leaves:
+        raise SchemaConfigError(f"schema {path} is a symbolic link out of its folder; not read")
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_SCHEMA_BYTES:
+                raise SchemaConfigError(f"schema {path} is not a regular file of at most 4 MiB")
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                raw = handle.read(_MAX_SCHEMA_BYTES + 1)
+        finally:
+            os.close(fd)
+        schema = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
         raise SchemaConfigError(f"cannot read schema {path}: {exc}") from exc
     if not isinstance(schema, dict):
         raise SchemaConfigError(f"schema {path} is not a JSON object")
@@ -235,9 +328,10 @@ class SchemaStore:
         # Each schema file is read once; a user directory's file wins over a bundled one.
         self._sources: dict[str, tuple[Path, dict[str, Any]]] = {}
         resources_: list[tuple[str, referencing.Resource[Any]]] = []
+        bundled = bundled_schema_dir()
         for directory in reversed(self._dirs):
             for path in sorted(directory.glob("*.schema.json")):
-                schema = _read_schema(path)
+                schema = _read_schema(path, bundled=directory == bundled)
                 self._sources[path.name.removesuffix(".schema.json")] = (path, schema)
                 spec = referencing.jsonschema.specification_with(
                     schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
@@ -265,7 +359,9 @@ class SchemaStore:
         if name not in self._sources:
             return None
         path, schema = self._sources[name]
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls = _faithful(
+            jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        )
         # Checking a schema against its metaschema costs more than linting a
         # repository; bundled schemas are checked once by the test suite.
         if path.parent != bundled_schema_dir():

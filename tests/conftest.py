@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from agent_lint.linter import LintResult, lint_paths
 
@@ -18,6 +19,17 @@ SHARED = REPO.parent / "shared"
 CACHE = REPO / ".cache"
 
 Tree = Mapping[str, Any]
+
+# Property tests: a short, reproducible run by default; AGENT_LINT_FUZZ=long explores for
+# much longer with fresh random examples (see the README's Development section).
+_FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile(
+    "default", max_examples=12, deadline=None, derandomize=True, suppress_health_check=_FUZZ_HEALTH
+)
+settings.register_profile(
+    "long", max_examples=2_000, deadline=None, suppress_health_check=_FUZZ_HEALTH
+)
+settings.load_profile(os.environ.get("AGENT_LINT_FUZZ", "default"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -123,9 +123,18 @@ def test_symlinked_folder_leaving_repository(lint_tree, tmp_path):
 
 def test_dangling_symlink(lint_tree, tmp_path):
     (tmp_path / "repo" / ".agent" / "decisions").mkdir(parents=True)
-    os.symlink(tmp_path / "missing", tmp_path / "repo" / ".agent" / "decisions" / "D-001.json")
+    os.symlink(tmp_path / "repo" / "missing", tmp_path / "repo" / ".agent/decisions/D-001.json")
     [d] = lint_tree({}).diagnostics
     assert d.code == "AL007" and "does not exist" in d.message
+
+
+def test_link_outside_never_tells_whether_its_target_exists(lint_tree, tmp_path):
+    (tmp_path / "repo" / ".agent" / "decisions").mkdir(parents=True)
+    (tmp_path / "present.json").write_text("{}")
+    os.symlink(tmp_path / "present.json", tmp_path / "repo" / ".agent/decisions/D-001.json")
+    os.symlink(tmp_path / "absent.json", tmp_path / "repo" / ".agent/decisions/D-002.json")
+    messages = {d.message for d in lint_tree({}).diagnostics}
+    assert messages == {"symbolic link leads outside the repository; not followed"}
 
 
 def test_symlink_inside_repository_is_read(lint_tree, tmp_path):
@@ -137,7 +146,8 @@ def test_symlink_inside_repository_is_read(lint_tree, tmp_path):
     (tmp_path / "repo" / ".agent" / "decisions").mkdir(parents=True)
     os.symlink(target, tmp_path / "repo" / ".agent" / "decisions" / "D-001.json")
     result = lint_tree({})
-    assert result.diagnostics == [] and result.files_checked == 1
+    assert codes(result) == ["AL705"] and result.files_checked == 1
+    assert "symbolic link to shared/D-001.json" in result.diagnostics[0].message
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -148,17 +158,16 @@ def test_fifo_is_reported_not_read(lint_tree, tmp_path):
     assert codes(lint_tree({})) == ["AL008"]
 
 
-def test_large_file_is_not_parsed(lint_tree, monkeypatch):
-    from agent_lint import discovery
-
-    monkeypatch.setattr(discovery, "MAX_FILE_BYTES", 10)
-    result = lint_tree({"decisions/D-001.json": '{"decision_id": "D-001"}'})
+def test_large_file_is_not_parsed(lint_tree):
+    config = "[limits]\nmax-file-bytes = 10\n"
+    result = lint_tree({"decisions/D-001.json": '{"decision_id": "D-001"}'}, config=config)
     assert codes(result) == ["AL009"]
+    assert "`max-file-bytes`" in result.diagnostics[0].message
 
 
 def test_deeply_nested_json_is_a_finding_not_a_crash(lint_tree):
     result = lint_tree({"decisions/D-001.json": "[" * 100000 + "]" * 100000})
-    assert codes(result) == ["AL001"]
+    assert codes(result) == ["AL011"]
 
 
 def test_git_folder_is_skipped(lint_tree, tmp_path: Path):

@@ -18,11 +18,15 @@ def test_runtime_workspace_has_only_the_defended_findings(capsys):
     import json
 
     found = json.loads(capsys.readouterr().out)["diagnostics"]
-    assert [(d["code"], d["path"]) for d in found] == [
-        ("AL205", ".agent/decisions/approve:release-1.2.json"),
-        ("AL105", ".agent/decisions/index.json"),
+    assert [(d["code"], d["severity"], d["path"]) for d in found] == [
+        ("AL205", "error", ".agent/decisions/approve:release-1.2.json"),
+        ("AL704", "warning", ".agent/decisions/approve:release-1.2.json"),
+        ("AL105", "error", ".agent/decisions/index.json"),
     ]
-    assert "cannot be checked out on Windows" in found[0]["message"]
+    # One fact, one finding: the name is not a decision's (AL205); Windows refuses the
+    # colon (AL704, a warning, since a team without Windows machines may ignore it).
+    assert "Windows" not in found[0]["message"] and "D-<id>.json" in found[0]["message"]
+    assert "cannot be checked out on Windows" in found[1]["message"]
 
 
 def test_workflow_gate_is_a_runtime_field(lint_tree):

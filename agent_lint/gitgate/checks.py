@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
-from agent_lint.handoffs import handoff_number
+from agent_lint.handoffs import embedded_time, handoff_number
 from agent_lint.kinds import Format, History, Kind, classify
 from agent_lint.validators.history import (
     AGENT_DIR_REMOVED,
@@ -29,8 +28,6 @@ from agent_lint.validators.history import (
     REPLACED,
     WRITE_ONCE_CHANGED,
 )
-
-_TIME = re.compile(r"^(?:H-)?(\d{8}-\d{6})(?:-|$)")
 
 
 def describe(mode: str) -> str:
@@ -245,8 +242,8 @@ def sort_key(kind: Kind, path: str) -> tuple[int, str] | None:
     if kind.name == "conversation-handoff":
         number = handoff_number(stem)
         return (number, stem) if number is not None else None
-    match = _TIME.match(stem)
-    return (int(match.group(1).replace("-", "")), stem) if match else None
+    time = embedded_time(stem)
+    return (int(time.replace("-", "")), stem) if time else None
 
 
 def _ordered_record(c: Comparison, path: str) -> tuple[Kind, tuple[int, str]] | None:

@@ -25,6 +25,7 @@ from agent_lint.validators import (
     references,
     schema,
     states,
+    storage,
 )
 
 T = TypeVar("T")
@@ -112,6 +113,7 @@ _FAMILIES = (
     ordering,
     agreement,
     history,
+    storage,
 )
 RULES: tuple[Rule, ...] = tuple(
     sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)

@@ -93,10 +93,34 @@ FILE_TOO_LARGE = Rule(
     "AL009",
     "file-too-large",
     "A record file is larger than agent-lint reads",
-    "Reports a record file over 16 MiB. Agent records are small; a huge file is usually a "
-    "misplaced log or data dump, and is not parsed so that one file cannot exhaust memory.",
+    "Reports a record file over 16 MiB (the `max-file-bytes` limit). Agent records are small; "
+    "a huge file is usually a misplaced log or data dump, and is not parsed so that one file "
+    "cannot exhaust memory.",
     "a 200 MB runs/R-1.json with a full transcript inlined",
     "a small run record whose transcript is referenced by path",
+)
+UNREADABLE = Rule(
+    "AL010",
+    "unreadable",
+    "A file or folder of the agent dir cannot be read",
+    "Reports a file that cannot be opened or a folder that cannot be listed (permissions, a "
+    "broken mount). Nothing in it is checked, so a clean report would be a false promise: "
+    "the run names the path and goes on with the rest.",
+    "chmod 000 .agent/decisions",
+    "chmod 755 .agent/decisions (folders) and 644 (files)",
+)
+LIMIT_EXCEEDED = Rule(
+    "AL011",
+    "limit-exceeded",
+    "A document or value exceeds one of agent-lint's limits and is not checked",
+    "Reports a JSON or YAML document nested deeper than `max-depth`, a YAML document larger "
+    "than `max-yaml-bytes` (YAML is parsed in pure Python, far slower than JSON), one whose "
+    'aliases repeat more than `max-yaml-alias-nodes` nodes (a "billion laughs" bomb), or a '
+    "path reference whose brace list expands to more than `max-brace-alternatives` paths. "
+    "These bounds keep every run fast and small whatever a file holds; the finding names "
+    "the limit and the setting in the `[limits]` table that raises it.",
+    "a: &a [x, x]\nb: &b [*a, *a]\nc: &c [*b, *b]  (… ten levels deep)",
+    "write the values out, or use a few aliases of small nodes",
 )
 
 RULES = (
@@ -109,4 +133,6 @@ RULES = (
     SYMLINK_ESCAPE,
     NOT_A_REGULAR_FILE,
     FILE_TOO_LARGE,
+    UNREADABLE,
+    LIMIT_EXCEEDED,
 )

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.handoffs import turn_number
 from agent_lint.index import FileContext, Identity, RepoIndex
-from agent_lint.kinds import KINDS, Kind, NameRule, classify
+from agent_lint.jsontext import INTEGER
+from agent_lint.kinds import KINDS, Kind, NameRule, classify, shown
 
 INVALID_ID = Rule(
     "AL201",
@@ -90,26 +91,25 @@ RULES = (
     MISSING_META,
 )
 
-_TURN_STEM = re.compile(r"^\d{4,}$")
-
 
 def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
     stem = ctx.groups["stem"]
     file_name = PurePosixPath(ctx.path).name
-    if not _TURN_STEM.match(stem):
+    number = turn_number(stem)
+    if number is None or len(stem) < 4:
         yield INVALID_FILE_NAME.at(
             ctx.path,
             f'turn file name "{file_name}" must be a number of at least 4 digits, '
-            f"such as {stem.zfill(4) if stem.isdigit() else '0001'}.yaml",
+            f"such as {stem.zfill(4) if number is not None else '0001'}.yaml",
             line=1,
             column=1,
         )
         return
     turn = ctx.data.get("turn") if isinstance(ctx.data, dict) else None
-    if isinstance(turn, int) and not isinstance(turn, bool) and turn != int(stem):
+    if isinstance(turn, INTEGER) and not isinstance(turn, bool) and turn != number:
         yield ID_NAME_MISMATCH.at(
             ctx.path,
-            f"turn {turn} does not match its file name {file_name} (expected turn: {int(stem)})",
+            f"turn {turn} does not match its file name {file_name} (expected turn: {number})",
             pointer="/turn",
         )
 
@@ -145,6 +145,12 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
     if kind.name_rule in (NameRule.STEM, NameRule.TIMED) or (
         kind.name_rule is NameRule.SLUG and ctx.config.file_name_rule == "exact"
     ):
+        if renamable and kind.id_pattern is not None and not kind.id_pattern.match(stem):
+            return (
+                f'{field} "{value}" does not match its file name {file_name}, which is not '
+                f"a valid {kind.title} id ({shown(kind.id_pattern)}); rename the file to "
+                f"{value}{suffix}"
+            )
         rename = f", or rename the file to {value}{suffix}" if renamable else ""
         return (
             f'{field} "{value}" does not match its file name {file_name} '
@@ -179,7 +185,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield INVALID_ID.at(
                     ctx.path,
                     f'{kind.id_field} "{value}" does not match the {kind.title} id pattern '
-                    f"{kind.id_pattern.pattern}",
+                    f"{shown(kind.id_pattern)}",
                     pointer=f"/{kind.id_field}",
                 )
         elif mismatch:
@@ -194,7 +200,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
                 yield INVALID_ID.at(
                     ctx.path,
                     f'{sub.id_field} "{sub_value}" does not match the {sub.title} id pattern '
-                    f"{sub.pattern.pattern}",
+                    f"{shown(sub.pattern)}",
                     pointer=f"/{sub.array}/{position}/{sub.id_field}",
                 )
 
@@ -259,9 +265,6 @@ def resemblance(relpath: str, data: object) -> tuple[Kind, str] | None:
     return None
 
 
-_WINDOWS_RESERVED = re.compile(r'[<>:"|?*\\]|[. ]$')
-
-
 def _carried_id(relpath: str, data: object) -> tuple[Kind, str] | None:
     """The kind of this folder whose id field the file carries, with the id."""
     if not isinstance(data, dict):
@@ -283,20 +286,13 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
     """
     prefix = path[: len(path) - len(relpath)]
     name = PurePosixPath(path).name
-    stem = PurePosixPath(name).stem
-    windows = (
-        f"; {name} cannot be checked out on Windows (a file name may not contain "
-        '<>:"|?*\\ or end in a dot or space)'
-        if _WINDOWS_RESERVED.search(stem)
-        else ""
-    )
     found = resemblance(relpath, data)
     if found is not None:
         kind, candidate = found
         yield UNCLASSIFIED_FILE.at(
             path,
             f"{name} matches no record kind, so it is not checked; it looks like a "
-            f"{kind.title} ({kind.example}): rename it to {prefix}{candidate}{windows}",
+            f"{kind.title} ({kind.example}): rename it to {prefix}{candidate}",
             line=1,
             column=1,
             key=candidate,
@@ -309,7 +305,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
             path,
             f'{name} holds a {kind.title} ({kind.id_field} "{value}") but matches no record '
             f"name, so it is not checked: {kind.title} files are named {prefix}{kind.example} "
-            f"and their id has that prefix; rename the file and its id{windows}",
+            f"and their id has that prefix; rename the file and its id",
             line=1,
             column=1,
         )
@@ -319,8 +315,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
     expected = ", ".join(f"{prefix}{example}" for example in names) or "record files"
     yield UNCLASSIFIED_FILE.at(
         path,
-        f"{name} matches no record kind, so it is not checked; {prefix}{top}/ holds "
-        f"{expected}{windows}",
+        f"{name} matches no record kind, so it is not checked; {prefix}{top}/ holds {expected}",
         line=1,
         column=1,
     )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
+from agent_lint.jsontext import dumps
 from agent_lint.kinds import INDEX_OF, KINDS_BY_NAME
 from agent_lint.validators.references import Absent
 from agent_lint.validators.schema import MISSING_FIELD
@@ -62,7 +62,7 @@ RULES = (UNRESOLVED_ENTRY, INDEX_FIELD_MISMATCH, NOT_INDEXED, DUPLICATE_ENTRY)
 
 
 def _show(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value)
 
 
 def _strict_fields(entries: list[IndexEntry]) -> Iterator[Diagnostic]:

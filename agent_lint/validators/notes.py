@@ -11,6 +11,7 @@ from dataclasses import replace
 from urllib.parse import unquote
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
+from agent_lint.fileio import NotRead, read_regular
 from agent_lint.index import NoteFacts, RepoIndex, slug_stems
 from agent_lint.kinds import NAMESPACES
 from agent_lint.markdown import Token, scan
@@ -63,29 +64,42 @@ RULES = (BROKEN_LINK, UNKNOWN_ID_IN_NOTE)
 
 _PREFIXES = {"D": "decision", "M": "mission", "C": "conversation", "WP": "waitpoint"}
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
+_DIGIT = re.compile(r"[0-9]")
 _MAX_NOTE_BYTES = 4 * 1024 * 1024
 
 
 class _Anchors:
-    """Heading anchors of Markdown files: from the index, or read once on demand."""
+    """Heading anchors of Markdown files: from the index, or read once on demand.
+
+    Only regular files that resolve inside the repository are read, opened
+    without blocking and up to a size limit: a link to anything else (a FIFO,
+    a device, a file outside) is checked for existence alone.
+    """
 
     def __init__(self, index: RepoIndex) -> None:
         self.index = index
         self.cache: dict[str, set[str] | None] = dict(index.anchors)
+        self.root_real = os.path.realpath(index.root).rstrip(os.sep) + os.sep
 
     def of(self, path: str) -> set[str] | None:
-        """Anchors of the Markdown file at ``path``; None when it cannot be read."""
+        """Anchors of the Markdown file at ``path``; None when it is not read."""
         if path not in self.cache:
-            full = os.path.join(self.index.root, path)
-            try:
-                if os.path.getsize(full) > _MAX_NOTE_BYTES:
-                    self.cache[path] = None
-                else:
-                    with open(full, encoding="utf-8", errors="replace") as handle:
-                        self.cache[path] = scan(handle.read()).anchors
-            except OSError:
-                self.cache[path] = None
+            self.cache[path] = self._read(path)
         return self.cache[path]
+
+    def _read(self, path: str) -> set[str] | None:
+        full = os.path.join(self.index.root, path)
+        try:
+            inside = os.path.realpath(full).startswith(self.root_real)
+        except (OSError, ValueError):
+            return None
+        if not inside:
+            return None
+        try:
+            raw = read_regular(full, _MAX_NOTE_BYTES)
+        except NotRead:
+            return None
+        return scan(raw.decode("utf-8", errors="replace")).anchors
 
 
 def _report(rule: Rule, path: str, message: str, token: Token) -> Diagnostic:
@@ -190,15 +204,21 @@ def _link_findings(
                 )
 
 
+#: Longest id that a mention followed by a slug is tried as (bounds the work per mention).
+_MAX_SLUGGED_ID = 256
+
+
 def _resolves(resolver: Resolver, namespace: str, scope: str, token: str) -> bool:
     if resolver.exists(namespace, scope, token):
         return True
     # An id followed by a slug (D-001-storage-engine) names the record D-001.
-    return any(resolver.exists(namespace, scope, stem) for stem in slug_stems(token))
+    # The slug is cut to a bounded length first: a mention can be any length.
+    stems = slug_stems(token[: _MAX_SLUGGED_ID + 1])
+    return any(resolver.exists(namespace, scope, stem) for stem in stems)
 
 
 def _segment(text: str) -> str:
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return "9" if len(text) <= 2 else "999"
     if text.isalpha():
         return "A" if text.isupper() else "a" if text.islower() else "Aa"
@@ -236,7 +256,7 @@ def _checked(
     text: str,
 ) -> bool:
     """Whether a mention is judged at all (see the AL315 rule)."""
-    if not any(ch.isdigit() for ch in text):
+    if not _DIGIT.search(text):
         return False
     if index.config.strict:
         return resolver.keeps_records(namespace) or index.config.strict_references

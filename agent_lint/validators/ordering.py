@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
@@ -11,6 +10,7 @@ from typing import Any
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.index import RepoIndex
+from agent_lint.jsontext import INTEGER, dumps
 from agent_lint.schemas import parse_timestamp
 
 HANDOFF_SEQUENCE = Rule(
@@ -199,7 +199,7 @@ RULES = (
 
 def show(value: Any) -> str:
     """A JSON rendering of a value for messages."""
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value)
 
 
 def _sequence(
@@ -251,7 +251,7 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
                 pointer="/conversation_id",
             )
         last_turn = handoff.from_agent.get("last_turn")
-        if isinstance(last_turn, int) and turn is not None and last_turn > turn:
+        if isinstance(last_turn, INTEGER) and turn is not None and last_turn > turn:
             yield LAST_TURN.at(
                 handoff.path,
                 f"from_agent.last_turn {last_turn} is beyond the latest turn {turn:04d}",
@@ -288,7 +288,7 @@ def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
             pointer="/from_agent/agent_id",
         )
     old, new = previous.from_agent.get("last_turn"), handoff.from_agent.get("last_turn")
-    if isinstance(old, int) and isinstance(new, int) and new < old:
+    if isinstance(old, INTEGER) and isinstance(new, INTEGER) and new < old:
         yield LAST_TURN.at(
             handoff.path,
             f"from_agent.last_turn {new} is before {previous.id}'s last_turn {old}",
@@ -327,7 +327,7 @@ def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
     if turn is None:
         return
     count = meta.get("turn_count")
-    if isinstance(count, int) and count != turn:
+    if isinstance(count, INTEGER) and count != turn:
         yield TURN_COUNT.at(
             path,
             f"turn_count {count} but the latest turn file is {turn:04d}",
@@ -335,7 +335,7 @@ def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
         )
     state = meta.get("state")
     latest_turn = state.get("latest_turn") if isinstance(state, dict) else None
-    if isinstance(latest_turn, int) and latest_turn != turn:
+    if isinstance(latest_turn, INTEGER) and latest_turn != turn:
         yield TURN_COUNT.at(
             path,
             f"state.latest_turn {latest_turn} but the latest turn file is {turn:04d}",

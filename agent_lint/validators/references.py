@@ -8,6 +8,7 @@ the number of references.
 from __future__ import annotations
 
 import difflib
+import itertools
 import os
 import posixpath
 import re
@@ -15,10 +16,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.kinds import NAMESPACES
 from agent_lint.suggest import Suggester
+from agent_lint.validators.files import LIMIT_EXCEEDED
 
 DANGLING_REFERENCE = Rule(
     "AL301",
@@ -82,8 +85,8 @@ _HINT = re.compile(r'; did you mean "[^"]*"\?')
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _BRACES = re.compile(r"\{([^{}]*)\}")
-_REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}$")
-_NOTE = re.compile(r"\s+\([^()]*\)$")
+_REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}\Z")
+_DIGITS = frozenset("0123456789")
 
 
 @dataclass
@@ -133,7 +136,7 @@ class Resolver:
         """A close existing id, built lazily per namespace and scope."""
         key = (namespace, scope)
         if key not in self.suggesters:
-            suggester = Suggester()
+            suggester = Suggester(self.index.config.limits.max_suggestion_length)
             for existing in self.ids.get(key, set()) | self.named.get(key, set()):
                 suggester.add(existing)
             self.suggesters[key] = suggester
@@ -144,11 +147,28 @@ class Resolver:
         return suggestion
 
 
+def without_note(value: str) -> str:
+    """A path followed by a note in parentheses, without the note.
+
+    ``"lib/x.js (712 lines, F-006)"`` -> ``"lib/x.js"``. Linear in the length
+    of the value (the obvious pattern ``\\s+\\([^()]*\\)$`` backtracks over a long
+    run of spaces).
+    """
+    if not value.endswith(")"):
+        return value
+    opening = value.rfind("(")
+    if opening <= 0 or ")" in value[opening + 1 : -1]:
+        return value
+    head = value[:opening]
+    kept = head.rstrip()
+    return kept if len(kept) < len(head) else value
+
+
 def _other_number(a: str, b: str) -> bool:
     """Same length, and every differing character is a digit in both."""
     if len(a) != len(b) or a == b:
         return False
-    return all(x.isdigit() and y.isdigit() for x, y in zip(a, b, strict=True) if x != y)
+    return all(x in _DIGITS and y in _DIGITS for x, y in zip(a, b, strict=True) if x != y)
 
 
 def resolver_of(index: RepoIndex) -> Resolver:
@@ -245,17 +265,32 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
     yield from absent.summaries()
 
 
-def expand_braces(value: str) -> list[str]:
-    """Expand shell-style brace lists: ``a/{b,c}.json`` -> ``a/b.json``, ``a/c.json``."""
-    match = _BRACES.search(value)
-    if match is None:
-        return [value]
-    head, tail = value[: match.start()], value[match.end() :]
-    return [
-        expanded
-        for choice in match.group(1).split(",")
-        for expanded in expand_braces(head + choice + tail)
-    ]
+class TooManyAlternatives(ValueError):
+    """A brace list expands to more paths than the ``max-brace-alternatives`` limit."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} alternatives")
+        self.count = count
+
+
+def expand_braces(value: str, limit: int | None = None) -> list[str]:
+    """Expand shell-style brace lists: ``a/{b,c}.json`` -> ``a/b.json``, ``a/c.json``.
+
+    The number of paths is computed first; more than ``limit`` raises
+    :class:`TooManyAlternatives` before any is built.
+    """
+    parts: list[list[str]] = []
+    position = 0
+    count = 1
+    for match in _BRACES.finditer(value):
+        choices = match.group(1).split(",")
+        parts.extend(([value[position : match.start()]], choices))
+        position = match.end()
+        count *= len(choices)
+        if limit is not None and count > limit:
+            raise TooManyAlternatives(count)
+    parts.append([value[position:]])
+    return ["".join(combination) for combination in itertools.product(*parts)]
 
 
 @dataclass
@@ -284,8 +319,7 @@ class PathChecker:
         value = value.split("#", 1)[0]
         if self.index.config.strict:
             return value
-        # "lib/x.js (712 lines, F-006)": a path followed by a note in parentheses.
-        return _NOTE.sub("", value)
+        return without_note(value)
 
     def problem(self, path: str) -> str | None:
         """Why ``path`` (repository-relative) is unusable: absolute, outside, missing."""
@@ -303,7 +337,10 @@ class PathChecker:
                 if not os.path.lexists(full):
                     found = "missing"
                 else:
-                    real = os.path.realpath(full)
+                    try:
+                        real = os.path.realpath(full)
+                    except (OSError, ValueError):
+                        real = ""  # a link on the way cannot be resolved: not followed
                     if real != self.root_real and not real.startswith(self.root_real + os.sep):
                         found = "symlink"
                     elif not os.path.exists(full):
@@ -382,7 +419,18 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
         target = checker.to_repo_path(ref.value)
         if target is None:
             continue
-        for candidate in expand_braces(target):
+        limit = index.config.limits.max_brace_alternatives
+        try:
+            candidates = expand_braces(target, limit)
+        except TooManyAlternatives:
+            yield LIMIT_EXCEEDED.at(
+                ref.path,
+                f"{ref.field} expands to more than {limit} paths; not checked: "
+                f"{over_limit('max-brace-alternatives', limit)}",
+                pointer=ref.pointer,
+            )
+            continue
+        for candidate in candidates:
             problem = checker.problem(candidate)
             if problem is None:
                 continue

@@ -8,15 +8,16 @@ was found.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext
+from agent_lint.jsontext import dumps
 from agent_lint.positions import pointer_of
 from agent_lint.schemas import SchemaIssue
 
@@ -111,6 +112,7 @@ RULES = (
 )
 
 _TYPE_NAMES = {
+    Decimal: "integer",  # an integer too long for Python's int
     str: "string",
     bool: "boolean",
     int: "integer",
@@ -136,7 +138,7 @@ def field_name(path: tuple[str | int, ...]) -> str:
 
 def show(value: Any, limit: int = 60) -> str:
     """A short JSON rendering of ``value`` for messages."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = dumps(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

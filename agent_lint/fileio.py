@@ -1,0 +1,63 @@
+"""Read a file of the repository without ever waiting on it or reading too much.
+
+A FIFO, socket or device is never read (opening one for reading could block
+the run, or have effects), and a file is read only up to a size limit. The
+check is made on the open descriptor, so a file swapped after it was listed
+is caught too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+#: Open flags that never block on a FIFO and never make a terminal ours.
+READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class NotRead(Exception):
+    """Why a file was not read: ``kind`` is ``special``, ``large`` or ``unreadable``."""
+
+    def __init__(self, kind: str, reason: str, size: int = 0) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+        self.size = size
+
+
+def check_regular(info: os.stat_result, max_bytes: int) -> None:
+    """Raise :class:`NotRead` unless ``info`` is a regular file of at most ``max_bytes``."""
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRead("special", "not a regular file (a FIFO, socket or device)")
+    if info.st_size > max_bytes:
+        raise NotRead("large", f"{info.st_size} bytes", info.st_size)
+
+
+def read_regular(path: Path | str, max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``max_bytes``), or :class:`NotRead`."""
+    try:
+        fd = os.open(path, READ_FLAGS)
+    except OSError as exc:
+        raise NotRead("unreadable", exc.strerror or type(exc).__name__) from exc
+    try:
+        check_regular(os.fstat(fd), max_bytes)
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise NotRead("unreadable", exc.strerror or type(exc).__name__) from exc
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise NotRead("large", f"more than {max_bytes} bytes", size)
+    return b"".join(chunks)

@@ -1,0 +1,233 @@
+"""AL7xx: storage hygiene of the agent dir, judged from names and links alone.
+
+Agents write their state with atomic writes (a temporary file renamed over
+the target) and short directory locks; an interrupted write or a crashed
+agent leaves these behind. Checkouts on macOS and Windows fold case and
+Unicode normalisation and refuse some names. These rules are raised by the
+walk (:mod:`agent_lint.discovery`), which sees every name of every folder once.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+from agent_lint.diagnostics import Diagnostic, Rule, Severity
+
+TEMPORARY_FILE = Rule(
+    "AL701",
+    "leftover-temporary-file",
+    "A temporary file of an interrupted write or an editor is in the agent dir",
+    "Reports a temporary file of an atomic write (`*.tmp`, `.*.tmp`, `*.temp`) or an editor's "
+    "swap, backup or lock file (`.*.swp`, `*~`, `#*#`, `.#*`). An atomic write creates the "
+    "temporary file and renames it over the record; one left behind means the write was "
+    "interrupted, and the record beside it may be older than the agent believes. It is a "
+    "warning because an editor holds such files while it is open.",
+    "conversations/C-1/messages.json.tmp next to messages.json",
+    "messages.json alone (check it holds the latest content, then delete the .tmp file)",
+    severity=Severity.WARNING,
+)
+STALE_LOCK = Rule(
+    "AL702",
+    "stale-lock",
+    "A lock folder is present in the agent dir",
+    "Reports a `.control` folder: the short directory lock agents take around a "
+    "read-modify-write of shared control records. A lock in a commit, or left by a crashed "
+    "agent, makes every agent that takes it wait or fail. Stop the agents that use it, then "
+    "delete the folder; it is never meant to be committed.",
+    "subagents/.control/ committed with the records",
+    "no .control folder (add it to .gitignore)",
+    severity=Severity.WARNING,
+)
+NAME_COLLISION = Rule(
+    "AL703",
+    "name-collision",
+    "Two names in one folder differ only in case or Unicode normalisation",
+    "Reports names of one folder that become the same name on a case-insensitive or "
+    "normalising file system (`H-003.json` and `h-003.json`; `T-café` written with a "
+    "precomposed `é` and with `e` plus a combining accent). A checkout on macOS or Windows "
+    "keeps only one of them, so agents there read a different record. Each group of twins "
+    "is reported once.",
+    "handoffs/H-003.json and handoffs/h-003.json",
+    "one file per record, each name distinct after case folding and NFC normalisation",
+)
+UNPORTABLE_NAME = Rule(
+    "AL704",
+    "unportable-name",
+    "A name cannot be checked out on Windows",
+    'Reports a file or folder name that Windows refuses: it contains `:` `\\` `*` `?` `"` '
+    "`<` `>` `|` or a control character, ends with a dot or a space, or is a reserved device "
+    "name (`CON`, `PRN`, `AUX`, `NUL`, `COM1`-`COM9`, `LPT1`-`LPT9`, with any extension). "
+    "git cannot check such a path out there, so an agent on Windows cannot resume. It is a "
+    'warning: a team without Windows machines may ignore it (`ignore = ["AL704"]`).',
+    "decisions/approve:release-1.2.json",
+    "decisions/approve-release-1.2.json",
+    severity=Severity.WARNING,
+)
+SYMLINK_INSIDE = Rule(
+    "AL705",
+    "symlink-in-agent-dir",
+    "A symbolic link is part of the agent dir",
+    "Reports a symbolic link in the agent dir (or the agent dir itself being one) that stays "
+    "inside the repository. The linked file is read, and a linked folder is not walked. "
+    "Links become plain text files in Windows checkouts and let one record change under "
+    "another name; commit the file itself. A link that leaves the repository is an error "
+    "(AL007).",
+    "decisions/D-001.json -> ../shared/D-001.json",
+    "decisions/D-001.json as a regular file",
+    severity=Severity.WARNING,
+)
+AGENT_DIR_OUTSIDE = Rule(
+    "AL706",
+    "agent-dir-outside-repository",
+    "The agent dir resolves to a folder outside the repository",
+    "Reports an agent dir (`.agent`, or the configured `agent-dir`) that is a symbolic link, "
+    "or lies under one, leading outside the repository. agent-lint reads nothing there: on a "
+    "pull request from a fork it would expose files of the machine running the check. "
+    "Nothing else is checked until the agent dir is a real folder of the repository.",
+    ".agent -> /home/me/agent-state",
+    ".agent/ as a folder committed in the repository",
+)
+
+RULES = (
+    TEMPORARY_FILE,
+    STALE_LOCK,
+    NAME_COLLISION,
+    UNPORTABLE_NAME,
+    SYMLINK_INSIDE,
+    AGENT_DIR_OUTSIDE,
+)
+
+#: Name of seed 001's short directory lock.
+LOCK_FOLDER = ".control"
+
+_ATOMIC = re.compile(r"\.te?mp(?:[.-][A-Za-z0-9]+)?\Z", re.ASCII | re.IGNORECASE)
+_SWAP = re.compile(r"\.sw[a-p]\Z", re.ASCII)
+_FORBIDDEN = frozenset('<>:"\\|?*') | {chr(code) for code in range(32)}
+_DEVICES = frozenset(
+    {"CON", "PRN", "AUX", "NUL"}
+    | {f"{port}{n}" for port in ("COM", "LPT") for n in (*"123456789", "¹", "²", "³")}
+)
+
+
+def _named(rule: Rule, path: str, message: str) -> Diagnostic:
+    """A finding about a name as a whole, placed at line 1, column 1 of ``path``."""
+    return rule.at(path, message, line=1, column=1)
+
+
+def temporary_kind(name: str) -> str | None:
+    """What left the file ``name`` behind, if it is a temporary file; else None."""
+    if _ATOMIC.search(name):
+        return "a temporary file of an interrupted atomic write"
+    if _SWAP.search(name) and name.startswith("."):
+        return "an editor swap file"
+    if name.endswith("~") or (len(name) > 2 and name.startswith("#") and name.endswith("#")):
+        return "an editor backup file"
+    if name.startswith(".#"):
+        return "an editor lock file"
+    return None
+
+
+def temporary_file(repo_path: str, name: str) -> Diagnostic | None:
+    """AL701 for a temporary or editor file, else None."""
+    kind = temporary_kind(name)
+    if kind is None:
+        return None
+    return _named(
+        TEMPORARY_FILE,
+        repo_path,
+        f"{name} is {kind}; not read. Delete it once the record it belongs to is known "
+        "to be complete",
+    )
+
+
+def lock_folder(repo_path: str) -> Diagnostic:
+    """AL702 for a ``.control`` lock folder."""
+    return _named(
+        STALE_LOCK,
+        repo_path,
+        f"lock folder {LOCK_FOLDER} is present: an agent holds the lock or crashed holding it; "
+        "stop the agents that use it, then delete the folder (it is not walked)",
+    )
+
+
+def unportable_reason(name: str) -> str | None:
+    """Why Windows refuses ``name``, or None when it does not."""
+    bad = sorted({ch for ch in name if ch in _FORBIDDEN})
+    if bad:
+        shown = ", ".join(repr(ch) if ord(ch) < 32 else f"`{ch}`" for ch in bad)
+        return f"contains {shown}"
+    if name.endswith((".", " ")):
+        return "ends with a dot or a space"
+    if name.split(".", 1)[0].rstrip(" ").upper() in _DEVICES:
+        return f"is the reserved device name {name.split('.', 1)[0].upper()}"
+    return None
+
+
+def unportable_name(repo_path: str, name: str) -> Diagnostic | None:
+    """AL704 for a name Windows refuses, else None."""
+    reason = unportable_reason(name)
+    if reason is None:
+        return None
+    return _named(
+        UNPORTABLE_NAME,
+        repo_path,
+        f"name {name!r} {reason}: it cannot be checked out on Windows",
+    )
+
+
+def _fold(name: str) -> str:
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def collisions(folder: str, names: Iterable[str]) -> Iterator[Diagnostic]:
+    """AL703 once per group of names in ``folder`` that fold to the same name.
+
+    ``folder`` is the repository path of the folder ("" for the root); the
+    finding is placed at the first name of the group in sorted order.
+    """
+    groups: dict[str, list[str]] = defaultdict(list)
+    for name in names:
+        groups[_fold(name)].append(name)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        group.sort()
+        first, others = group[0], group[1:]
+        composed = {unicodedata.normalize("NFC", name) for name in group}
+        ways = []
+        if len(composed) > 1:
+            ways.append("case")
+        if len(composed) < len(group):
+            ways.append("Unicode normalisation (NFC/NFD)")
+        listed = ", ".join(repr(name) for name in others)
+        path = f"{folder}/{first}" if folder else first
+        yield _named(
+            NAME_COLLISION,
+            path,
+            f"{first!r} and {listed} differ only in {' and '.join(ways)}: a checkout on macOS "
+            "or Windows keeps only one of them",
+        )
+
+
+def symlink_inside(repo_path: str, target: str, folder: bool) -> Diagnostic:
+    """AL705 for a symbolic link that stays inside the repository."""
+    what = "its folder is not walked" if folder else "the file it names is read"
+    return _named(
+        SYMLINK_INSIDE,
+        repo_path,
+        f"symbolic link to {target} ({what}); links break in Windows checkouts, so commit "
+        "the file or folder itself",
+    )
+
+
+def agent_dir_outside(repo_path: str) -> Diagnostic:
+    """AL706 for an agent dir that resolves outside the repository."""
+    return _named(
+        AGENT_DIR_OUTSIDE,
+        repo_path,
+        f"the agent dir {repo_path} resolves to a folder outside the repository; nothing "
+        "in it is read",
+    )
