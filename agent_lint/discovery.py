@@ -54,30 +54,35 @@ def find_target(path: Path, explicit_config: Path | None = None) -> Target:
     start = Path(os.path.abspath(path))
     if start.is_file():
         start = start.parent
+    # A folder that looks like an agent dir may be one, or a record folder inside one (a
+    # conversation has handoffs/): the search goes on up to the repository's top, and an
+    # ancestor named .agent wins, then the outermost ancestor whose record folder holds
+    # ``path``, then ``path`` itself.
     fallback: Target | None = None
+    outer: Target | None = None
     for folder in [start, *start.parents]:
         if folder.name == AGENT_DIR_NAME:
             root = Path(os.path.realpath(folder.parent))
             return Target(root, root / AGENT_DIR_NAME, load_config(root, explicit_config))
         config = load_config(folder, explicit_config)
         root = Path(os.path.realpath(folder))
-        if config.agent_dir and fallback is None:
+        found = fallback or outer
+        if config.agent_dir and found is None:
             if (folder / config.agent_dir).is_dir():
                 return Target(root, root / config.agent_dir, config)
             raise ConfigError(f"{config.source}: `agent-dir` {config.agent_dir!r} is not a folder")
-        if (folder / AGENT_DIR_NAME).is_dir() and fallback is None:
+        if (folder / AGENT_DIR_NAME).is_dir() and found is None:
             return Target(root, root / AGENT_DIR_NAME, config)
         if _looks_like_agent_dir(folder):
             if folder == start:
-                # The repository may be the agent dir; unless an ancestor is one and
-                # this is a record folder inside it (a conversation has handoffs/).
                 fallback = Target(root, root, config)
             elif start.relative_to(folder).parts[0] in KIND_FOLDERS:
-                return Target(root, root, config)
+                outer = Target(root, root, config)
         if (folder / ".git").exists():
             break
-    if fallback is not None:
-        return fallback
+    found = outer or fallback
+    if found is not None:
+        return found
     raise ConfigError(
         f"{path}: no {AGENT_DIR_NAME}/ directory found here or in its parent folders "
         "(pass the repository root or the agent dir)"

@@ -273,7 +273,14 @@ def test_fix_path_fixes_only_under_it(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "inside",
-    ["conversations/C-payments-refactor", "conversations/C-payments-refactor/meta.json"],
+    [
+        "conversations/C-payments-refactor",
+        "conversations/C-payments-refactor/meta.json",
+        # A conversation's handoffs/ is named like the agent dir's own handoffs/ folder:
+        # the conversation folder is not taken for an agent dir.
+        "conversations/C-payments-refactor/handoffs/H-001.json",
+        "conversations/C-payments-refactor/handoffs",
+    ],
 )
 def test_path_inside_the_agent_dir_lints_the_repository(capsys, inside):
     target = FIXTURES / "broken-agreement" / ".agent" / inside
@@ -296,6 +303,10 @@ def test_path_inside_a_repository_that_is_the_agent_dir(tmp_path, capsys):
     assert document["root"] == str((tmp_path / "state").resolve())
     assert {"AL501", "AL503", "AL504"} <= {d["code"] for d in document["diagnostics"]}
     assert {d["path"].split("/")[1] for d in document["diagnostics"]} == {"C-payments-refactor"}
+    main([str(conversation / "handoffs" / "state.json"), "--output-format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["root"] == str((tmp_path / "state").resolve())
+    assert [d["code"] for d in document["diagnostics"]] == ["AL503"]
 
 
 @pytest.mark.parametrize(
