@@ -337,8 +337,7 @@ def _statistics_json(result: LintResult) -> str:
 def _show_files(result: LintResult) -> str:
     width = max((len(path) for path, _ in result.files), default=0)
     lines = [inert(f"{path:<{width}}  {how}") for path, how in sorted(result.files)]
-    if result.notice:
-        lines.append(inert(result.notice))
+    lines.extend(inert(notice) for notice in result.notices)
     return "\n".join(lines) + "\n"
 
 
@@ -387,8 +386,7 @@ def run(args: argparse.Namespace) -> int:
         color=_use_color(args, sys.stdout), quiet=args.quiet, workspace=workspace
     )
     if fmt == "text" and not args.quiet:
-        for notice in result.notices:
-            say("notice", notice)
+        sys.stderr.write(text.notices(result))
     _write(REPORTERS[fmt](result, options), args.output_file)
     if args.sarif_file is not None:
         _write(sarif.render(result, workspace), args.sarif_file)

@@ -48,8 +48,10 @@ class LintResult:
     """Everything a reporter needs: the root, the count of files read, the findings.
 
     ``files`` lists every file of the agent dir with how it was read (for
-    ``--show-files``); ``notice`` says why nothing was checked, if so;
-    ``limits`` are the paths findings were restricted to (empty: everything).
+    ``--show-files``); ``notices`` are the run's messages that are not findings
+    (nothing checked in a foreign layout, a skipped or reconfigured gate), which
+    every reporter shows; ``limits`` are the paths findings were restricted to
+    (empty: everything).
     """
 
     root: Path
@@ -60,7 +62,6 @@ class LintResult:
     notices: list[str] = field(default_factory=list)
     indexes: list[RepoIndex] = field(default_factory=list, repr=False)
     files: list[tuple[str, str]] = field(default_factory=list, repr=False)
-    notice: str | None = None
     limits: list[Path] = field(default_factory=list)
     baselined: int = 0
     stale_baseline: int = 0
@@ -272,7 +273,8 @@ def lint_target(
         )
     if not cortex:
         name = agent_prefix if agent_prefix != "." else target.agent_dir.name
-        result.notice = f"no Cortex agent state found in {name}/; nothing checked"
+        gate_ran = "; the append-only gate still ran" if base else ""
+        result.notices.append(f"no Cortex agent state found in {name}/; nothing checked{gate_ran}")
         result.files_checked = 0
         found = []  # findings about files of another design are not ours to make
     for repo_check in repo_checks if cortex else ():
@@ -284,7 +286,8 @@ def lint_target(
         request = gate or gitgate.Request(base, staged)
         outcome = gitgate.run(target, replace(request, base=base, staged=staged))
         found.extend(outcome.findings)
-        result.changed, result.notices = outcome.changed, outcome.notices
+        result.changed = outcome.changed
+        result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
     roots = [p.resolve() for p in only]
     result.limits = roots
@@ -431,15 +434,12 @@ def lint_paths(
             merged = result
             continue
         merged.files_checked += result.files_checked
-        merged.notices.extend(result.notices)
         merged.indexes.extend(result.indexes)
         merged.limits.extend(result.limits)
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
+        merged.notices.extend(f"{offset}: {notice}" for notice in result.notices)
         merged.diagnostics.extend(replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics)
         merged.files.extend((f"{offset}/{path}", how) for path, how in result.files)
-        if result.notice:
-            notice = f"{offset}: {result.notice}"
-            merged.notice = f"{merged.notice}\n{notice}" if merged.notice else notice
     assert merged is not None
     merged.diagnostics.sort(key=Diagnostic.sort_key)
     return merged

@@ -65,7 +65,9 @@ def test_partial_snapshot_example_is_real_output(capsys, monkeypatch):
 
 
 def test_foreign_layout_notice_is_real_output(tmp_path: Path, capsys):
-    notice = _block(_section("### Layouts that are not this one"), "text").strip()
+    command, *shown = _block(_section("### Layouts that are not this one"), "text").splitlines()
+    assert command == "$ agent-lint"
     write_tree(tmp_path / ".agent", {"memory/notes.md": "# notes\n"})
     assert main([str(tmp_path)]) == 0
-    assert capsys.readouterr().out.strip() == notice
+    out, err = capsys.readouterr()
+    assert (err + out).splitlines() == shown

@@ -38,11 +38,13 @@ FOREIGN = {
 def test_foreign_layout_gets_one_notice(tmp_path: Path, capsys, name):
     write_tree(tmp_path / ".agent", FOREIGN[name])
     assert main([str(tmp_path), "--no-color"]) == 0
-    out = capsys.readouterr().out
-    assert out == "no Cortex agent state found in .agent/; nothing checked.\n"
+    out, err = capsys.readouterr()
+    assert out == "Nothing checked.\n"
+    assert err == "agent-lint: notice: no Cortex agent state found in .agent/; nothing checked\n"
     assert main([str(tmp_path), "--output-format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["diagnostics"] == [] and "nothing checked" in document["notice"]
+    assert document["diagnostics"] == [] and document["files_checked"] == 0
+    assert document["notices"] == ["no Cortex agent state found in .agent/; nothing checked"]
     assert main([str(tmp_path), "--output-format", "github"]) == 0
     assert capsys.readouterr().out.startswith("::notice title=agent-lint::no Cortex agent state")
 
@@ -63,6 +65,30 @@ def test_turning_the_agent_dir_foreign_does_not_turn_the_gate_off(tmp_path: Path
     shutil.rmtree(repo / ".agent")
     write_tree(repo / ".agent", FOREIGN["memory-notes"])
     assert main([str(repo), "--base", "main", "--no-color"]) == 1
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "AL602" in out
-    assert "no Cortex agent state found in .agent/; nothing checked; the append-only gate" in out
+    assert "no Cortex agent state found in .agent/; nothing checked; the append-only gate" in err
+
+
+def test_every_format_shows_every_notice(tmp_path: Path, capsys):
+    """The run's notices are one list, and every reporter shows all of it."""
+    repo = tmp_path / "plain"
+    write_tree(repo / ".agent", FOREIGN["memory-notes"])
+    (repo / ".git").mkdir()  # an empty .git: no repository, so the gate is skipped
+    expected = ["no Cortex agent state found in .agent/", "is not in a git repository"]
+    sarif_file, summary_file = tmp_path / "out.sarif", tmp_path / "summary.md"
+    base = [str(repo), "--base", "auto", "--no-color"]
+    assert main([*base, "--sarif-file", str(sarif_file), "--summary-file", str(summary_file)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "Nothing checked.\n" and all(text in err for text in expected)
+    assert main([*base, "--output-format", "json"]) == 0
+    notices = json.loads(capsys.readouterr().out)["notices"]
+    assert len(notices) == 2 and all(any(t in n for n in notices) for t in expected)
+    assert main([*base, "--output-format", "github"]) == 0
+    commands = capsys.readouterr().out.splitlines()
+    assert len(commands) == 2 and all(c.startswith("::notice title=agent-lint::") for c in commands)
+    log = json.loads(sarif_file.read_text(encoding="utf-8"))
+    notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert all(any(t in n["message"]["text"] for n in notes) for t in expected)
+    summary = summary_file.read_text(encoding="utf-8")
+    assert "Nothing checked." in summary and all(t in summary for t in expected)

@@ -52,8 +52,6 @@ def render(result: LintResult, workspace: Path | None = None) -> str:
         fix = " [fixable with agent-lint --fix]" if d.fixable else ""
         text = workflow.message(f"{d.message} ({d.name}){fix}")
         lines.append(f"::{level} {','.join(props)}::{text}")
-    if result.notice:
-        lines.append(f"::notice title=agent-lint::{workflow.message(result.notice)}")
     left_out = len(result.diagnostics) - len(shown)
     if left_out:
         lines.append(

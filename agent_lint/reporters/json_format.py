@@ -40,8 +40,6 @@ def as_dict(result: LintResult) -> dict[str, Any]:
     }
     if result.infos:
         document["summary"]["infos"] = result.infos
-    if result.notice:
-        document["notice"] = result.notice
     if result.notices:
         document["notices"] = list(result.notices)
     return document

@@ -95,8 +95,7 @@ def as_dict(result: LintResult, workspace: Path | None = None) -> dict[str, Any]
                     {
                         "executionSuccessful": True,
                         "toolExecutionNotifications": [
-                            _notification(text, "note")
-                            for text in ([result.notice] if result.notice else []) + result.notices
+                            _notification(text, "note") for text in result.notices
                         ],
                     }
                 ],

@@ -89,8 +89,8 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
 
     out = ["## agent-lint", ""]
     errors, warnings = result.errors, result.warnings
-    if result.notice:
-        out.append(code(result.notice))
+    if not result.files_checked and not result.diagnostics and result.notices:
+        out.append("Nothing checked.")
     elif not result.diagnostics:
         out.append(f"All checks passed ({result.files_checked} files checked).")
     else:

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
-from agent_lint.escaping.workflow import inert, lines
+from agent_lint.escaping.workflow import inert
 from agent_lint.linter import LintResult
 from agent_lint.validators import RULES_BY_CODE
 
@@ -111,11 +111,8 @@ def summary(result: LintResult) -> str:
             f"; {stale} baseline entr{'y' if stale == 1 else 'ies'} no longer found "
             "(refresh it with --write-baseline)"
         )
-    if result.notice:
-        notice = lines(result.notice)
-        if not result.diagnostics:
-            return f"{fixed}{notice}."
-        fixed = f"{fixed}{notice}; the append-only gate still ran.\n"
+    if not result.files_checked and not result.diagnostics and result.notices:
+        return f"{fixed}Nothing checked{known}."
     if not result.errors and not result.warnings:
         infos = f"; {result.infos} info" if result.infos else ""
         return f"{fixed}All checks passed ({files}{infos}{known})."
@@ -135,6 +132,15 @@ def summary(result: LintResult) -> str:
         tail += f"; {hidden} more with `agent-lint --fix --unsafe-fixes`"
     listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
     return f"{fixed}Found {listed} in {files}{tail}{known}."
+
+
+def notices(result: LintResult) -> str:
+    """The run's notices, one ``agent-lint: notice: …`` line each (for standard error).
+
+    Text output keeps them off standard output, beside the findings, as
+    linters do with messages about the run itself.
+    """
+    return "".join(inert(f"agent-lint: notice: {notice}") + "\n" for notice in result.notices)
 
 
 def statistics(result: LintResult) -> str:
