@@ -23,7 +23,7 @@ from agent_lint.config import ConfigError, validate_code
 from agent_lint.diagnostics import Fix, Rule
 from agent_lint.escaping.workflow import inert
 from agent_lint.fixer import Edit
-from agent_lint.linter import LintResult, lint_paths
+from agent_lint.linter import LintResult, fix_allowed, lint_paths
 from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary, text
 from agent_lint.schemas import SchemaConfigError
 from agent_lint.validators import RULES, RULES_BY_CODE
@@ -281,17 +281,12 @@ def _lint(args: argparse.Namespace) -> LintResult:
     )
 
 
-def _under(edit: Edit, limits: list[Path]) -> bool:
-    target = Path(os.path.abspath(edit.root / edit.path))
-    return not limits or any(target == limit or limit in target.parents for limit in limits)
-
-
 def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit], list[str]]:
     edits = [
         edit
         for index in result.indexes
         for edit in fixer.plan(index, args.unsafe_fixes)
-        if _under(edit, result.limits)
+        if fix_allowed(edit, result.limits)
     ]
     if args.diff or not edits:
         return result, edits, []

@@ -303,7 +303,7 @@ def lint_target(
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     if any(d.fixable for d in kept_findings):
-        kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes)
+        kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     result.diagnostics = sorted(_locate(kept_findings, formats, limits), key=Diagnostic.sort_key)
     result.indexes.append(index)
     return result
@@ -325,17 +325,23 @@ def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnost
         ]
 
 
+def fix_allowed(edit: fixer.Edit, roots: Sequence[Path]) -> bool:
+    """Whether ``--fix`` writes ``edit`` in a run limited to ``roots`` (``--fix PATH``)."""
+    return not roots or any(_within(edit.root / edit.path, limit) for limit in roots)
+
+
 def _fixable_as_planned(
-    diagnostics: list[Diagnostic], index: RepoIndex, unsafe: bool
+    diagnostics: list[Diagnostic], index: RepoIndex, unsafe: bool, roots: Sequence[Path]
 ) -> list[Diagnostic]:
     """Keep a finding fixable only if ``--fix`` has a write planned that resolves it.
 
     When the file cannot be written (a symbolic link, a folder, a special
     file, a read-only folder, a value JSON cannot hold), the finding says so
-    instead of promising a fix.
+    instead of promising a fix; a write outside the paths of the run
+    (``--fix PATH``) is not made, so its findings are not fixable in that run.
     """
     edits, blocked = fixer.plan_all(index, unsafe)
-    resolved = {path for edit in edits for path in edit.resolves}
+    resolved = {path for edit in edits if fix_allowed(edit, roots) for path in edit.resolves}
     reasons = {path: block for block in blocked for path in block.resolves}
     kept = []
     for diagnostic in diagnostics:

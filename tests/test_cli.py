@@ -271,6 +271,24 @@ def test_fix_path_fixes_only_under_it(tmp_path, capsys):
     assert "Fixed 1 file: .agent/conversations/C-onboarding/handoffs/state.json" in out
 
 
+def test_a_finding_whose_fix_writes_outside_path_is_not_fixable_there(tmp_path, capsys):
+    """AL502 sits on the latest handoff; its fix writes state.json beside it."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "broken-agreement", repo)
+    handoffs = repo / ".agent" / "conversations" / "C-onboarding" / "handoffs"
+    main([str(handoffs / "H-001.json"), "--output-format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert finding["code"] == "AL502" and finding["fixable"] is False
+    main([str(handoffs / "H-001.json"), "--fix"])
+    assert not (handoffs / "state.json").exists()
+    capsys.readouterr()
+    main([str(handoffs), "--output-format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert finding["code"] == "AL502" and finding["fixable"] is True
+
+
 @pytest.mark.parametrize(
     "inside",
     [
