@@ -13,6 +13,8 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from agent_lint.jsontext import clip
+
 PREFIX = "sha256:"
 MAX_SAFE_INTEGER = 2**53 - 1
 _LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
@@ -95,7 +97,7 @@ def canonicalize(value: Any, depth: int = 0) -> str:
         return _number(value)
     if isinstance(value, str):
         if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
-            raise ChecksumError(f"string {value!r} contains a lone surrogate")
+            raise ChecksumError(f"string {clip(json.dumps(value))} contains a lone surrogate")
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return "[" + ",".join([canonicalize(v, depth + 1) for v in value]) + "]"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.diagnostics import Severity
+from agent_lint.jsontext import clip
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -114,6 +115,11 @@ def over_limit(key: str, value: int) -> str:
     )
 
 
+def _given(value: object) -> str:
+    """A configuration value as a message quotes it, cut short (the change may carry it)."""
+    return clip(repr(value))
+
+
 class ConfigError(Exception):
     """A usage or configuration error: the run stops with exit code 2."""
 
@@ -200,7 +206,7 @@ def validate_code(code: str, where: str) -> str:
     )
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ConfigError(
-        f"{where}: {code!r} is not a rule code, prefix or name (e.g. AL1, AL203, "
+        f"{where}: {_given(code)} is not a rule code, prefix or name (e.g. AL1, AL203, "
         f"duplicate-id; see `agent-lint --list-rules`){hint}"
     )
 
@@ -216,7 +222,7 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
             if not isinstance(value, dict):
                 raise ConfigError(f"{source}: `per-file-ignores` must be a table of glob = [codes]")
             pairs = tuple(
-                (glob, _codes(codes, f"per-file-ignores.{glob}", source))
+                (glob, _codes(codes, f"per-file-ignores.{clip(glob)}", source))
                 for glob, codes in value.items()
             )
             config = replace(config, per_file_ignores=pairs)
@@ -229,7 +235,7 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                 if level not in ("error", "warning", "info"):
                     raise ConfigError(
                         f'{source}: `severity.{code}` must be "error", "warning" or "info", '
-                        f"got {level!r}"
+                        f"got {_given(level)}"
                     )
                 levels.append((selector, Severity(level)))
             config = replace(config, severity=tuple(levels))
@@ -253,16 +259,18 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                 root = source.parent.resolve()
                 if root != folder and root not in folder.parents:
                     raise ConfigError(
-                        f"{source}: `schema-dirs` entry {entry!r} is outside the repository"
+                        f"{source}: `schema-dirs` entry {_given(entry)} is outside the repository"
                     )
                 if not folder.is_dir():
-                    raise ConfigError(f"{source}: `schema-dirs` entry {entry!r} is not a folder")
+                    raise ConfigError(
+                        f"{source}: `schema-dirs` entry {_given(entry)} is not a folder"
+                    )
                 dirs.append(folder)
             config = replace(config, schema_dirs=tuple(dirs))
         elif key == "file-name-rule":
             if value not in ("exact", "prefix"):
                 raise ConfigError(
-                    f'{source}: `file-name-rule` must be "exact" or "prefix", got {value!r}'
+                    f'{source}: `file-name-rule` must be "exact" or "prefix", got {_given(value)}'
                 )
             config = replace(config, file_name_rule=value)
         elif key == "strict-references":
@@ -280,7 +288,7 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
         elif key == "completeness":
             if value not in ("complete", "partial"):
                 raise ConfigError(
-                    f'{source}: `completeness` must be "complete" or "partial", got {value!r}'
+                    f'{source}: `completeness` must be "complete" or "partial", got {_given(value)}'
                 )
             config = replace(config, completeness=value)
         elif key == "path-schemes":
@@ -288,7 +296,7 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
         elif key == "limits":
             config = replace(config, limits=_limits(value, source))
         else:
-            raise ConfigError(f"{source}: unknown key `{key}` in agent-lint configuration")
+            raise ConfigError(f"{source}: unknown key `{clip(key)}` in agent-lint configuration")
     return config
 
 
@@ -298,10 +306,10 @@ def _path_schemes(value: Any, source: Path) -> tuple[tuple[str, str], ...]:
     pairs = []
     for scheme, folder in value.items():
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
-            raise ConfigError(f"{source}: `path-schemes` key {scheme!r} is not a URI scheme")
+            raise ConfigError(f"{source}: `path-schemes` key {_given(scheme)} is not a URI scheme")
         if not isinstance(folder, str) or Path(folder).is_absolute() or ".." in Path(folder).parts:
             raise ConfigError(
-                f"{source}: `path-schemes.{scheme}` must be a folder inside the repository"
+                f"{source}: `path-schemes.{clip(scheme)}` must be a folder inside the repository"
             )
         pairs.append((scheme.lower(), folder))
     return tuple(pairs)
@@ -315,7 +323,7 @@ def _limits(value: Any, source: Path) -> Limits:
         limit = LIMITS.get(key)
         if limit is None:
             known = ", ".join(LIMITS)
-            raise ConfigError(f"{source}: unknown limit `{key}` in [limits] (known: {known})")
+            raise ConfigError(f"{source}: unknown limit `{clip(key)}` in [limits] (known: {known})")
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             raise ConfigError(f"{source}: `limits.{key}` must be a positive whole number")
         if number > limit.ceiling:

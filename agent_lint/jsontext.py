@@ -34,3 +34,32 @@ def dumps(value: Any, **options: Any) -> str:
     if not digits:
         return text
     return re.sub(f'"{nonce}:([0-9]+)"', lambda m: digits[int(m.group(1))], text)
+
+
+#: The most characters of one value a message shows; a longer value is cut with "…".
+MESSAGE_VALUE_CHARS = 200
+
+
+def clip(text: str, limit: int = MESSAGE_VALUE_CHARS) -> str:
+    """``text`` as a message shows it: at most ``limit`` characters, the cut marked with "…".
+
+    Messages quote ids, paths, names and values from the repository, which can
+    be any length; a finding stays one readable line.
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote(value: Any, limit: int = MESSAGE_VALUE_CHARS) -> str:
+    """A value from a record as a message shows it: its JSON text, cut by :func:`clip`.
+
+    ``"D-001"``, ``42``, ``null``, ``["a", "b"]``; a cut string keeps its
+    opening quote and ends in "…". Only the first ``limit`` characters of a
+    long string are rendered at all.
+    """
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]
+    try:
+        text = dumps(value)
+    except (TypeError, ValueError):  # not a JSON value (never in parsed records)
+        text = repr(value)
+    return clip(text, limit)

@@ -23,6 +23,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from agent_lint.config import Limits, over_limit
 from agent_lint.diagnostics import Diagnostic
+from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import Format
 from agent_lint.positions import LineIndex, Locations, ScanError, locate_json, locate_yaml
 from agent_lint.validators import files as rules
@@ -189,7 +190,7 @@ def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[Diagno
         found.append(
             rules.DUPLICATE_KEY.at(
                 path,
-                f'duplicate key "{key}" in {parent or "the top level"}; {advice}',
+                f"duplicate key {quote(key)} in {clip(parent) or 'the top level'}; {advice}",
                 pointer=pointer,
                 target="key",
                 line=span.line,

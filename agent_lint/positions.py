@@ -18,6 +18,7 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agent_lint.config import LIMITS, Limits
+from agent_lint.jsontext import quote
 from agent_lint.yamlsafe import safe_yaml
 
 
@@ -151,7 +152,7 @@ def locate_json(text: str) -> Locations:
                         break
                 else:
                     word = re.match(r"[A-Za-z_+-]*", text[i:]).group() or ch  # type: ignore[union-attr]
-                    raise fail(f"unexpected {word!r}, expected a JSON value", i)
+                    raise fail(f"unexpected {quote(word)}, expected a JSON value", i)
         raw[pointer] = (i, end)
         return end
 

@@ -134,7 +134,8 @@ def test_text_output(hostile_repo, capsys):
     assert sum(1 for line in lines if "AL001" in line) == len(NAMES)
     assert ".agent/decisions/line\\nbreak.json:1:3: AL001" in out
     assert ".agent/decisions/esc\\x1b[2J.json:1:3: AL001" in out
-    assert 'AL102 unknown field "key\\x1b[2J\\n::error::forged"' in out
+    # The key is rendered as JSON (its control characters escaped as JSON escapes them).
+    assert 'AL102 unknown field "key\\u001b[2J\\n::error::forged"' in out
 
 
 def test_github_output(hostile_repo, capsys, monkeypatch):

@@ -367,3 +367,57 @@ def test_links_that_cannot_be_resolved_never_crash_fix_or_config(tmp_path, monke
     (tmp_path / "locked" / ".agent-lint.toml").write_text("")
     with pytest.raises(ConfigError, match="leads outside the repository"):
         load_config(tmp_path / "locked")
+
+
+def test_messages_quote_huge_values_cut_short(lint_tree, tmp_path):
+    """Every message that shows a value from the repository shows at most a bounded part."""
+    big = "x" * 100_000
+    files = dict(tree())
+    state = dict(files["conversations/C-1/handoffs/state.json"])
+    state["latest_handoff_id"] = "H-" + big
+    files["conversations/C-1/handoffs/state.json"] = state
+    files["conversations/C-1/turns/0001.yaml"] = "turn: " + "9" * 5_000 + "\n"
+    files["conversations/C-1/turn_resumed.yaml"] = f"handoff_id: H-{big}\n"
+    files["conversations/C-1/summary.md"] = f"# S\n[a]({big}.md) and [b](summary.md#{big})\n"
+    files.update(
+        {
+            "decisions/D-001.json": decision(decision_id="D-001" + big, **{big: 1}),
+            "decisions/D-002.json": decision(
+                decision_id="D-002",
+                status="approved",
+                options=["a", big],
+                selected_option="b" + big,
+                resolved_by=None,
+                superseded_by_decision_id="D-" + "0" * 100_000,
+            ),
+            "decisions/D-003.json": '{"' + big + '": 1, "' + big + '": 2}',
+            "decisions/index.json": {"decisions": [{"decision_id": "D-9" + big, "path": big}]},
+            "missions/M-1/validation-contract.json": {"mission_id": "M-" + big},
+            f"memory/{big[:200]}/MEM-1.json": {"memory_id": "MEM-1", "type": big},
+        }
+    )
+    result = lint_tree(files, strict=True)
+    long = [(d.code, len(d.message)) for d in result.diagnostics if len(d.message) > 1_000]
+    assert len(result.diagnostics) > 10 and long == []
+    for code in ("AL003", "AL102", "AL202", "AL301", "AL304", "AL309", "AL312", "AL314", "AL415"):
+        assert code in codes(result), code
+
+
+def test_configuration_errors_quote_huge_values_cut_short(tmp_path):
+    (tmp_path / ".agent" / "decisions").mkdir(parents=True)
+    (tmp_path / ".agent-lint.toml").write_text(f'select = ["{"AL" + "9" * 100_000}x"]\n')
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path)
+    assert len(str(raised.value)) < 1_000
+
+
+def test_huge_integer_in_state_json_is_a_finding_not_a_crash(lint_tree):
+    files = dict(tree())
+    state = dict(files["conversations/C-1/handoffs/state.json"])
+    text = json.dumps({**state, "latest_turn": 0})
+    files["conversations/C-1/handoffs/state.json"] = text.replace(
+        '"latest_turn": 0', '"latest_turn": 1' + "0" * 5000
+    )
+    found = [d for d in lint_tree(files).diagnostics if d.code == "AL503"]
+    [d] = found
+    assert d.pointer == "/latest_turn" and "…" in d.message and len(d.message) < 1_000

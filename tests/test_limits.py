@@ -265,6 +265,7 @@ def test_long_id_mention_in_a_note_finishes(lint_tree, no_hang):
     result = lint_tree({"decisions/D-001.json": decision(), "conversations/C-1/summary.md": note})
     [d] = result.diagnostics
     assert d.code == "AL315" and d.column == len(slugged) + 6
+    assert len(d.message) < 1_000 and "…" in d.message
 
 
 def test_suggester_is_bounded_and_still_suggests():
@@ -333,4 +334,4 @@ def test_path_with_a_long_run_of_spaces_finishes(lint_tree, no_hang):
     keys = ("task_ids", "mission_ids", "run_ids", "queue_ids", "session_ids", "worktree_paths")
     record = decision(relations={**{key: [] for key in keys}, "artifact_refs": [value]})
     [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
-    assert d.code == "AL302"
+    assert d.code == "AL302" and len(d.message) < 1_000

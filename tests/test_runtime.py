@@ -29,6 +29,20 @@ def test_runtime_workspace_has_only_the_defended_findings(capsys):
     assert "cannot be checked out on Windows" in found[1]["message"]
 
 
+@pytest.mark.skipif(not WORKSPACE.is_dir(), reason="../shared is not present")
+def test_real_world_page_shows_the_workspace_output(capsys):
+    """docs/real-world.md quotes the output it defends, exactly."""
+    import re
+
+    from conftest import REPO
+
+    page = (REPO / "docs" / "real-world.md").read_text(encoding="utf-8")
+    block = re.search(r"## 1\..*?```text\n(.*?)```", page, re.DOTALL)
+    assert block is not None
+    main([str(WORKSPACE), "--no-color"])
+    assert capsys.readouterr().out == block.group(1)
+
+
 def test_workflow_gate_is_a_runtime_field(lint_tree):
     files = {
         "decisions/D-001.json": decision(workflow_gate="agent"),

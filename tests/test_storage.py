@@ -63,7 +63,7 @@ def test_case_twins_are_reported_once_per_group(lint_tree):
     found = [d for d in lint_tree(files).diagnostics if d.code == "AL703"]
     [d] = found
     assert d.path == ".agent/decisions/D-003.JSON"
-    assert "'D-003.json'" in d.message and "'d-003.json'" in d.message
+    assert '"D-003.json"' in d.message and '"d-003.json"' in d.message
     assert "differ only in case" in d.message
 
 

@@ -16,6 +16,7 @@ from agent_lint.diagnostics import Diagnostic
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.handoffs import embedded_time, handoff_number
+from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind, classify
 from agent_lint.validators.history import (
     AGENT_DIR_REMOVED,
@@ -186,13 +187,13 @@ def _protected(
     if kind.history is History.WRITE_ONCE:
         try:
             pinned = json.loads(c.base.content(path) or b"null").get("file")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # not a JSON object: no pin
             pinned = None
         if pinned is None and now is not None:
             return None  # the first time the reference is set
         return WRITE_ONCE_CHANGED.at(
             shown,
-            f"{name} was pinned to {json.dumps(pinned)} in {c.merged_in(path)} and is "
+            f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
             f"write-once; it was {'deleted' if now is None else 'changed'}",
             line=1,
             column=1,

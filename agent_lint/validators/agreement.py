@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.handoffs import Conversation, file_name
 from agent_lint.index import RepoIndex
+from agent_lint.jsontext import clip, dumps
 
 CHECKSUM_MISMATCH = Rule(
     "AL501",
@@ -72,7 +72,7 @@ def short(value: Any) -> str:
     """A checksum shortened for messages (``sha256:9f0e1a2b3c4d…``), other values as JSON."""
     if isinstance(value, str) and value.startswith("sha256:") and len(value) > 19:
         return value[:19] + "…"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return clip(dumps(value, sort_keys=True))
 
 
 def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.handoffs import turn_number
 from agent_lint.index import FileContext, Identity, RepoIndex
-from agent_lint.jsontext import INTEGER
+from agent_lint.jsontext import INTEGER, clip, quote
 from agent_lint.kinds import KINDS, Kind, NameRule, classify, shown
 
 INVALID_ID = Rule(
@@ -109,7 +109,8 @@ def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
     if isinstance(turn, INTEGER) and not isinstance(turn, bool) and turn != number:
         yield ID_NAME_MISMATCH.at(
             ctx.path,
-            f"turn {turn} does not match its file name {file_name} (expected turn: {number})",
+            f"turn {quote(turn)} does not match its file name {file_name} "
+            f"(expected turn: {number})",
             pointer="/turn",
         )
 
@@ -125,9 +126,9 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
         folder = ctx.groups[kind.folder]
         if folder == value:
             return None
-        rename = f", or rename the folder to {value}" if renamable else ""
+        rename = f", or rename the folder to {clip(value)}" if renamable else ""
         return (
-            f'{field} "{value}" does not match its folder name {folder} '
+            f"{field} {quote(value)} does not match its folder name {folder} "
             f'(expected {field} "{folder}"{rename})'
         )
     stem = ctx.groups.get("stem")
@@ -139,7 +140,7 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
         if value == f"H-{stem}":
             return None
         return (
-            f'{field} "{value}" does not match its file name {file_name} '
+            f"{field} {quote(value)} does not match its file name {file_name} "
             f'(expected {field} "H-{stem}")'
         )
     if kind.name_rule in (NameRule.STEM, NameRule.TIMED) or (
@@ -147,19 +148,19 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
     ):
         if renamable and kind.id_pattern is not None and not kind.id_pattern.match(stem):
             return (
-                f'{field} "{value}" does not match its file name {file_name}, which is not '
+                f"{field} {quote(value)} does not match its file name {file_name}, which is not "
                 f"a valid {kind.title} id ({shown(kind.id_pattern)}); rename the file to "
-                f"{value}{suffix}"
+                f"{clip(value + suffix)}"
             )
-        rename = f", or rename the file to {value}{suffix}" if renamable else ""
+        rename = f", or rename the file to {clip(value + suffix)}" if renamable else ""
         return (
-            f'{field} "{value}" does not match its file name {file_name} '
+            f"{field} {quote(value)} does not match its file name {file_name} "
             f'(expected {field} "{stem}"{rename})'
         )
     if kind.name_rule is NameRule.SLUG and not stem.startswith(value + "-"):
         return (
-            f'{field} "{value}" does not match its file name {file_name} '
-            f"(expected a file named {value}{suffix} or {value}-<slug>{suffix})"
+            f"{field} {quote(value)} does not match its file name {file_name} "
+            f"(expected a file named {clip(value + suffix)} or {clip(value)}-<slug>{suffix})"
         )
     return None
 
@@ -184,7 +185,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
             else:
                 yield INVALID_ID.at(
                     ctx.path,
-                    f'{kind.id_field} "{value}" does not match the {kind.title} id pattern '
+                    f"{kind.id_field} {quote(value)} does not match the {kind.title} id pattern "
                     f"{shown(kind.id_pattern)}",
                     pointer=f"/{kind.id_field}",
                 )
@@ -199,7 +200,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
             if isinstance(sub_value, str) and not sub.pattern.match(sub_value):
                 yield INVALID_ID.at(
                     ctx.path,
-                    f'{sub.id_field} "{sub_value}" does not match the {sub.title} id pattern '
+                    f"{sub.id_field} {quote(sub_value)} does not match the {sub.title} id pattern "
                     f"{shown(sub.pattern)}",
                     pointer=f"/{sub.array}/{position}/{sub.id_field}",
                 )
@@ -220,7 +221,7 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
             scope_text = " in the same mission" if other.namespace == "milestone" else ""
             yield DUPLICATE_ID.at(
                 other.path,
-                f'{other.title} id "{value}" is already used by {where}{scope_text}',
+                f"{other.title} id {quote(value)} is already used by {where}{scope_text}",
                 pointer=other.pointer,
             )
 
@@ -292,7 +293,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
         yield UNCLASSIFIED_FILE.at(
             path,
             f"{name} matches no record kind, so it is not checked; it looks like a "
-            f"{kind.title} ({kind.example}): rename it to {prefix}{candidate}",
+            f"{kind.title} ({kind.example}): rename it to {prefix}{clip(candidate)}",
             line=1,
             column=1,
             key=candidate,
@@ -303,7 +304,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
         kind, value = carried
         yield UNCLASSIFIED_FILE.at(
             path,
-            f'{name} holds a {kind.title} ({kind.id_field} "{value}") but matches no record '
+            f"{name} holds a {kind.title} ({kind.id_field} {quote(value)}) but matches no record "
             f"name, so it is not checked: {kind.title} files are named {prefix}{kind.example} "
             f"and their id has that prefix; rename the file and its id",
             line=1,

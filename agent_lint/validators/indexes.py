@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
-from agent_lint.jsontext import dumps
+from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import INDEX_OF, KINDS_BY_NAME
 from agent_lint.validators.references import Absent
 from agent_lint.validators.schema import MISSING_FIELD
@@ -62,7 +62,7 @@ RULES = (UNRESOLVED_ENTRY, INDEX_FIELD_MISMATCH, NOT_INDEXED, DUPLICATE_ENTRY)
 
 
 def _show(value: object) -> str:
-    return dumps(value)
+    return quote(value)
 
 
 def _strict_fields(entries: list[IndexEntry]) -> Iterator[Diagnostic]:
@@ -111,7 +111,7 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
         if record is None or record.kind != entry.record_kind:
             finding = UNRESOLVED_ENTRY.at(
                 entry.path,
-                f'entry path "{entry.record_path}" names no {title} record',
+                f"entry path {quote(entry.record_path)} names no {title} record",
                 pointer=f"{entry.pointer}/path",
             )
             if index.config.partial and record is None:
@@ -124,7 +124,7 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
                 continue  # the index agrees with the file name; AL201/AL202 report the record
             yield UNRESOLVED_ENTRY.at(
                 entry.path,
-                f'entry id "{entry.id}" but {target} is {title} "{record.id}"',
+                f"entry id {quote(entry.id)} but {target} is {title} {quote(record.id)}",
                 pointer=entry.pointer,
             )
             continue
@@ -156,7 +156,7 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
             and not index.config.strict
         ):
             continue  # shipped empty and never written by the runtime
-        named = f" ({record.id})" if record.id else ""
+        named = f" ({clip(record.id)})" if record.id else ""
         yield NOT_INDEXED.at(
             index_path,
             f"{record.path}{named} is not listed in this index",

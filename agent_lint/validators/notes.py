@@ -13,6 +13,7 @@ from urllib.parse import unquote
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.fileio import NotRead, read_regular
 from agent_lint.index import NoteFacts, RepoIndex, slug_stems
+from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import NAMESPACES
 from agent_lint.markdown import Token, scan
 from agent_lint.validators.references import (
@@ -169,7 +170,7 @@ def _link_findings(
                     _report(
                         BROKEN_LINK,
                         path,
-                        f'link target "{link.text}" does not exist ({resolved})',
+                        f"link target {quote(link.text)} does not exist ({clip(resolved)})",
                         link,
                     ),
                     key="missing",
@@ -182,7 +183,7 @@ def _link_findings(
                 path_diagnostic(
                     problem,
                     path,
-                    f'link target "{link.text}"',
+                    f"link target {quote(link.text)}",
                     line=link.line,
                     column=link.column,
                     end_column=link.end_column,
@@ -197,7 +198,7 @@ def _link_findings(
                     _report(
                         BROKEN_LINK,
                         path,
-                        f'link anchor "#{anchor}" names no heading of {resolved}',
+                        f"link anchor {quote('#' + anchor)} names no heading of {clip(resolved)}",
                         link,
                     ),
                     link.text,
@@ -299,7 +300,7 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
             finding = _report(
                 UNKNOWN_ID_IN_NOTE,
                 facts.path,
-                f'"{mention.text}" does not name an existing '
+                f"{quote(mention.text)} does not name an existing "
                 f"{namespace.replace('-', ' ')}{where}{hint}",
                 mention,
             )

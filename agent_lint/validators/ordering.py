@@ -10,7 +10,7 @@ from typing import Any
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.index import RepoIndex
-from agent_lint.jsontext import INTEGER, dumps
+from agent_lint.jsontext import INTEGER, quote
 from agent_lint.schemas import parse_timestamp
 
 HANDOFF_SEQUENCE = Rule(
@@ -198,8 +198,8 @@ RULES = (
 
 
 def show(value: Any) -> str:
-    """A JSON rendering of a value for messages."""
-    return dumps(value)
+    """A JSON rendering of a value for messages (see :func:`~agent_lint.jsontext.quote`)."""
+    return quote(value)
 
 
 def _sequence(
@@ -246,7 +246,7 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
         ):
             yield CONVERSATION_MISMATCH.at(
                 handoff.path,
-                f'conversation_id "{handoff.conversation_id}" but the handoff is stored in '
+                f"conversation_id {quote(handoff.conversation_id)} but the handoff is stored in "
                 f"conversation {conversation.name}",
                 pointer="/conversation_id",
             )
@@ -283,8 +283,8 @@ def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
     if isinstance(handed_to, str) and isinstance(handed_from, str) and handed_to != handed_from:
         yield BROKEN_CHAIN.at(
             handoff.path,
-            f'from_agent.agent_id "{handed_from}" but {previous.id} handed the conversation '
-            f'to "{handed_to}"',
+            f"from_agent.agent_id {quote(handed_from)} but {previous.id} handed the conversation "
+            f"to {quote(handed_to)}",
             pointer="/from_agent/agent_id",
         )
     old, new = previous.from_agent.get("last_turn"), handoff.from_agent.get("last_turn")
@@ -407,13 +407,13 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
     if named not in numbers and named not in files:
         yield UNKNOWN_RESUME.at(
             path,
-            f'handoff_id "{named}" names no handoff of conversation {conversation.name}',
+            f"handoff_id {quote(named)} names no handoff of conversation {conversation.name}",
             pointer="/handoff_id",
         )
     elif latest is not None and named in numbers and numbers[named] < latest.number:
         yield STALE_RESUME.at(
             path,
-            f'handoff_id "{named}" but the latest handoff is {latest.id}: the incoming agent '
+            f"handoff_id {quote(named)} but the latest handoff is {latest.id}: the incoming agent "
             "has not resumed from it",
             pointer="/handoff_id",
         )
@@ -459,7 +459,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
         if isinstance(mission_id, str) and mission_id != mission:
             yield MISSION_MISMATCH.at(
                 path,
-                f'mission_id "{mission_id}" but the file is stored under missions/{mission}/',
+                f"mission_id {quote(mission_id)} but the file is stored under missions/{mission}/",
                 pointer="/mission_id",
             )
     by_time: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -479,7 +479,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
         ):
             yield MISSION_MISMATCH.at(
                 handoff.path,
-                f'mission_id "{handoff.mission_id}" but the handoff is stored under '
+                f"mission_id {quote(handoff.mission_id)} but the handoff is stored under "
                 f"missions/{handoff.mission}/",
                 pointer="/mission_id",
             )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.index import RepoIndex
+from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import NAMESPACES
 from agent_lint.suggest import Suggester
 from agent_lint.validators.files import LIMIT_EXCEEDED
@@ -217,7 +218,8 @@ class Absent:
             first, _ = items[0]
             said = _HINT.sub("", first.message)
             names = list(dict.fromkeys(name for _, name in items))
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            shown = ", ".join(clip(name) for name in names[:3])
+            shown += f" and {len(names) - 3} more" if len(names) > 3 else ""
             count = f"{len(items)} reference{'s' if len(items) != 1 else ''}"
             yield replace(
                 first,
@@ -245,7 +247,7 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
             folder = posixpath.join(index.agent_prefix, NAMESPACES[ref.namespace].folder)
             yield DANGLING_REFERENCE.at(
                 ref.path,
-                f'{ref.field} "{ref.value}" names a {title}, but the repository keeps no '
+                f"{ref.field} {quote(ref.value)} names a {title}, but the repository keeps no "
                 f"{title} records (no {folder}/ folder)",
                 pointer=ref.pointer,
             )
@@ -253,7 +255,7 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
         hint = resolver.hint(ref.namespace, ref.scope, ref.value)
         finding = DANGLING_REFERENCE.at(
             ref.path,
-            f'{ref.field} "{ref.value}" does not name an existing {title}'
+            f"{ref.field} {quote(ref.value)} does not name an existing {title}"
             f"{_where(ref.namespace, ref.scope)}{hint}",
             pointer=ref.pointer,
         )
@@ -434,9 +436,9 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             problem = checker.problem(candidate)
             if problem is None:
                 continue
-            shown = f'{ref.field} "{candidate}"'
+            shown = f"{ref.field} {quote(candidate)}"
             if candidate != ref.value:
-                shown += f' (from "{ref.value}")'
+                shown += f" (from {quote(ref.value)})"
             if problem != "missing":
                 yield path_diagnostic(problem, ref.path, shown, pointer=ref.pointer)
                 break

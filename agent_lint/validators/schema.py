@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext
-from agent_lint.jsontext import dumps
+from agent_lint.jsontext import clip, quote
 from agent_lint.positions import pointer_of
 from agent_lint.schemas import SchemaIssue
 
@@ -137,9 +137,8 @@ def field_name(path: tuple[str | int, ...]) -> str:
 
 
 def show(value: Any, limit: int = 60) -> str:
-    """A short JSON rendering of ``value`` for messages."""
-    text = dumps(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A short JSON rendering of ``value`` for messages (see :func:`~agent_lint.jsontext.quote`)."""
+    return quote(value, limit)
 
 
 def type_name(value: Any) -> str:
@@ -163,7 +162,7 @@ def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic
         if key in allowed or any(re.search(p, key) for p in patterns):
             continue
         close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
-        where = f" in {field_name(issue.path)}" if issue.path else ""
+        where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         if close:
             hint = f'; did you mean "{close[0]}"?'
         elif len(allowed) <= 8:
@@ -172,14 +171,14 @@ def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic
             hint = f"; see the {ctx.kind.title} schema for the allowed fields"
         yield UNKNOWN_FIELD.at(
             ctx.path,
-            f'unknown field "{key}"{where}{hint}',
+            f"unknown field {quote(key)}{where}{hint}",
             pointer=pointer_of((*issue.path, key)),
             target="key",
         )
 
 
 def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
-    name = f'"{field_name(issue.path)}"' if issue.path else "the record"
+    name = quote(field_name(issue.path)) if issue.path else "the record"
     value, expected, keyword = issue.instance, issue.expected, issue.keyword
     when = _when(issue)
     if keyword == "type":
@@ -219,7 +218,7 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
         return OUT_OF_RANGE, f"{name} must be {bound} {expected}, got {show(value)}"
     if keyword in ("required", "additionalProperties"):
         return None
-    return SCHEMA_VIOLATION, f"{name}: {issue.message}"
+    return SCHEMA_VIOLATION, f"{name}: {clip(issue.message)}"
 
 
 def _owned_by_identity(ctx: FileContext, issue: SchemaIssue) -> bool:
@@ -280,7 +279,7 @@ def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
         if issue.keyword == "required":
             # Each missing field comes as its own issue carrying the whole list;
             # check_schema drops the repeats.
-            where = f" in {field_name(issue.path)}" if issue.path else ""
+            where = f" in {clip(field_name(issue.path))}" if issue.path else ""
             for missing in issue.expected:
                 if not isinstance(issue.instance, dict) or missing in issue.instance:
                     continue

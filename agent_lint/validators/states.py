@@ -8,6 +8,7 @@ from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
+from agent_lint.jsontext import clip, quote
 from agent_lint.positions import escape_token
 from agent_lint.schemas import parse_timestamp
 
@@ -90,7 +91,7 @@ def _decision(ctx: FileContext) -> Iterator[Diagnostic]:
             fields = ", ".join(f'"{name}"' for name in missing)
             yield UNRESOLVED_DECISION.at(
                 ctx.path,
-                f'decision is "{status}" but has no {fields}; a resolved decision records '
+                f"decision is {quote(status)} but has no {fields}; a resolved decision records "
                 "the selected option, who resolved it and when",
                 pointer="/status",
             )
@@ -98,10 +99,11 @@ def _decision(ctx: FileContext) -> Iterator[Diagnostic]:
     if isinstance(selected, str) and isinstance(options, list) and selected not in options:
         choices = [o for o in options if isinstance(o, str)]
         close = difflib.get_close_matches(selected, choices, n=1)
-        hint = f'; did you mean "{close[0]}"?' if close else ""
+        hint = f'; did you mean "{clip(close[0])}"?' if close else ""
+        listed = clip(", ".join(choices))
         yield INVALID_SELECTED_OPTION.at(
             ctx.path,
-            f'selected_option "{selected}" is not one of the options {", ".join(choices)}{hint}',
+            f"selected_option {quote(selected)} is not one of the options {listed}{hint}",
             pointer="/selected_option",
         )
 
@@ -224,8 +226,8 @@ def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
         if isinstance(kind, str) and folder and kind != folder:
             yield MEMORY_FOLDER_MISMATCH.at(
                 ctx.path,
-                f'memory type "{kind}" but the record is in memory/{folder}/ '
-                f"(expected memory/{kind}/)",
+                f"memory type {quote(kind)} but the record is in memory/{folder}/ "
+                f"(expected memory/{clip(kind)}/)",
                 pointer="/type",
             )
     for pointer, created, updated in _timestamps(ctx.data):

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
+from agent_lint.jsontext import quote
 
 TEMPORARY_FILE = Rule(
     "AL701",
@@ -174,7 +175,7 @@ def unportable_name(repo_path: str, name: str) -> Diagnostic | None:
     return _named(
         UNPORTABLE_NAME,
         repo_path,
-        f"name {name!r} {reason}: it cannot be checked out on Windows",
+        f"name {quote(name)} {reason}: it cannot be checked out on Windows",
     )
 
 
@@ -202,12 +203,12 @@ def collisions(folder: str, names: Iterable[str]) -> Iterator[Diagnostic]:
             ways.append("case")
         if len(composed) < len(group):
             ways.append("Unicode normalisation (NFC/NFD)")
-        listed = ", ".join(repr(name) for name in others)
+        listed = ", ".join(quote(name) for name in others)
         path = f"{folder}/{first}" if folder else first
         yield _named(
             NAME_COLLISION,
             path,
-            f"{first!r} and {listed} differ only in {' and '.join(ways)}: a checkout on macOS "
+            f"{quote(first)} and {listed} differ only in {' and '.join(ways)}: a checkout on macOS "
             "or Windows keeps only one of them",
         )
 
