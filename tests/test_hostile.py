@@ -278,6 +278,21 @@ def test_unsafe_fix_keeps_a_byte_order_mark_and_is_fixable(tmp_path, capsys):
     assert meta.read_bytes() == b"\xef\xbb\xbf" + after.read_bytes()
 
 
+def test_diff_of_a_crlf_meta_json_is_escaped_text(tmp_path, capsys):
+    """--diff quotes the file: its CRs and any command text stay visible and inert."""
+
+    def hostile(raw: bytes) -> bytes:
+        data = json.loads(raw)
+        data["title"] = "##[error]forged \u202e"
+        return json.dumps(data, indent=2, ensure_ascii=False).encode().replace(b"\n", b"\r\n")
+
+    _unsafe_meta(tmp_path, hostile)
+    assert main([str(tmp_path / "repo"), "--diff", "--unsafe-fixes"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("--- a/") and "\\r" in out
+    assert "\r" not in out and "\u202e" not in out and "##[" not in out
+
+
 def test_symlinked_meta_json_is_not_fixable(tmp_path, capsys):
     meta, _ = _unsafe_meta(tmp_path, lambda raw: raw)
     real = tmp_path / "repo" / "meta-copy.json"

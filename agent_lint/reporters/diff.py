@@ -1,10 +1,16 @@
-"""``--diff`` output: the unified diff of what ``--fix`` would write."""
+"""``--diff`` output: the unified diff of what ``--fix`` would write.
+
+The diff quotes the files it changes, so each line goes through
+:func:`agent_lint.escaping.workflow.lines`: control characters (a CR of a CRLF
+file included) show as escapes and no line reads as a GitHub workflow command.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
 
+from agent_lint.escaping.workflow import lines
 from agent_lint.fixer import Edit
 
 
@@ -23,4 +29,4 @@ def render(edits: Sequence[Edit]) -> str:
             chunks.append(
                 line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
             )
-    return "".join(chunks)
+    return lines("".join(chunks))
