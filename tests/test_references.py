@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from conftest import codes
 from records import conversation, decision, mission
 
@@ -311,6 +312,16 @@ def test_relations_agree_with_meta(lint_tree):
     assert d.code == "AL316"
     assert d.message.startswith("relations.yaml mission_ids lists M-2, which meta.json")
     assert (d.line, d.column) == (1, 14)
+
+
+@pytest.mark.parametrize("meta", ['{"conversation_id": "C-1",', b"\xff\xfe"])
+def test_relations_are_not_compared_with_a_meta_json_that_did_not_parse(lint_tree, meta):
+    """One fact, one finding: the broken meta.json is reported, not a relations mismatch."""
+    files = {
+        "conversations/C-1/meta.json": meta,
+        "conversations/C-1/relations.yaml": "mission_ids: [M-1]\nconversation_ids: []\n",
+    }
+    assert [d.code for d in lint_tree(files).diagnostics] in (["AL001"], ["AL004"])
 
 
 def test_released_waitpoint_names_an_existing_decision(lint_tree):

@@ -471,6 +471,9 @@ def check_relations(index: RepoIndex) -> Iterator[Diagnostic]:
         sides = index.relations[conversation]
         if "yaml" not in sides:
             continue
+        facts = index.conversations.get(conversation)
+        if "meta" not in sides and facts is not None and facts.meta_path is not None:
+            continue  # meta.json is there but was not read or did not parse: that is its finding
         yaml_path, yaml_data = sides["yaml"]
         meta_path, meta_data = sides.get("meta", ("meta.json", {}))
         for key in _RELATION_KEYS:
@@ -480,12 +483,12 @@ def check_relations(index: RepoIndex) -> Iterator[Diagnostic]:
             parts = []
             if in_yaml - in_meta:
                 parts.append(
-                    f"lists {', '.join(sorted(in_yaml - in_meta))}, which "
+                    f"lists {clip(', '.join(sorted(in_yaml - in_meta)))}, which "
                     f"meta.json relations.{key} does not"
                 )
             if in_meta - in_yaml:
                 parts.append(
-                    f"lacks {', '.join(sorted(in_meta - in_yaml))}, which "
+                    f"lacks {clip(', '.join(sorted(in_meta - in_yaml)))}, which "
                     f"meta.json relations.{key} lists"
                 )
             yield RELATIONS_MISMATCH.at(
