@@ -93,9 +93,10 @@ def find_target(path: Path, explicit_config: Path | None = None) -> Target:
 class Entry:
     """A file to read (``problem`` is None) or a finding met on the walk.
 
-    ``unread`` marks a finding about a file that exists but is not read (a
-    special file, an escaping link, a file too large or unreadable): the
-    file is present for the checks that ask whether it exists.
+    ``unread`` marks a file that exists but is not read: with a finding (a
+    special file, an escaping link, a file too large or unreadable), or
+    without one for a file under a linked folder (the link is the finding).
+    Such a file is present for the checks that ask whether it exists.
     """
 
     path: Path
@@ -221,6 +222,7 @@ def _visit(
         shown = relative(resolved, root_real)
         yield Entry(Path(full), relpath, storage.symlink_inside(repo_path, shown, leads_to_folder))
         if leads_to_folder:
+            yield from _linked_files(Path(full), relpath, resolved)
             return
     try:
         info = os.stat(full)
@@ -229,6 +231,38 @@ def _visit(
         return
     problem = _file_problem(repo_path, info, max_bytes)
     yield Entry(Path(full), relpath, problem, unread=problem is not None)
+
+
+def _linked_files(link: Path, relpath: str, real: str) -> Iterator[Entry]:
+    """The files under a linked folder, by name only: present, never read.
+
+    The link is the finding (AL705); listing what it holds keeps records that
+    live behind it from being reported missing by every reference to them.
+    Nothing is listed when the folder holds the link (a loop), and links
+    inside it are not followed.
+    """
+    if _inside(os.path.realpath(link.parent), real):
+        return
+    pending = [("", real)]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue  # the link's finding already says its folder is not walked
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in _SKIP_DIRS:
+                        pending.append((f"{prefix}{entry.name}/", entry.path))
+                    continue
+            except OSError:
+                continue
+            name = f"{prefix}{entry.name}"
+            yield Entry(link / name, f"{relpath}/{name}", unread=True)
 
 
 def _file_problem(repo_path: str, info: os.stat_result, max_bytes: int) -> Diagnostic | None:

@@ -37,7 +37,8 @@ from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
 from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, FileCheck, identity
 from agent_lint.validators.files import LIMIT_EXCEEDED, UNREADABLE
-from agent_lint.validators.storage import AGENT_DIR_OUTSIDE
+from agent_lint.validators.history import REPLACED
+from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, SYMLINK_INSIDE
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
@@ -215,6 +216,11 @@ def lint_target(
         path = relative(str(entry.path), str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
         match = classify(entry.relpath)
+        if entry.problem is None and entry.unread:
+            result.files.append((path, "not read: behind a linked folder"))
+            if match is not None:
+                index.add_present(path, match.kind, match.groups, False)
+            continue
         if entry.problem is not None:
             cortex = cortex or _undecided(entry.relpath, entry.problem)
             found.append(entry.problem)
@@ -302,6 +308,12 @@ def lint_target(
         if unsafe_fixes and RULES_BY_CODE[shown.code].fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
+    # A link the gate reports in place of a merged file (AL607) is not reported again as a
+    # link inside the repository (AL705): one fact, one finding.
+    replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
+    kept_findings = [
+        d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
+    ]
     if any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     result.diagnostics = sorted(_locate(kept_findings, formats, limits), key=Diagnostic.sort_key)

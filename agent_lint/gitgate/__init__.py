@@ -82,7 +82,7 @@ def run(target: Target, request: Request) -> Outcome:
 
 def _run(target: Target, request: Request) -> Outcome:
     auto = request.base == AUTO
-    repo = choose_repository(target.agent_dir)
+    repo = choose_repository(target.agent_dir, target.root)
     if repo is None:
         if auto:
             return Outcome(notices=[f"{target.agent_dir} is not in a git repository: "
@@ -136,13 +136,17 @@ def _run(target: Target, request: Request) -> Outcome:
     return Outcome(findings, changed, notices, config)
 
 
-def choose_repository(agent_dir: Path) -> Repository | None:
+def choose_repository(agent_dir: Path, root: Path | None = None) -> Repository | None:
     """The repository the gate reads: the agent dir's own when it has a ``.git``.
 
     An agent dir with a ``.git`` is a nested repository, unless the
     repository around it records it as a submodule: then the outer
-    repository's change is under review (and the gitlink is a finding).
+    repository's change is under review (and the gitlink is a finding). An
+    agent dir that leads outside ``root`` through a symbolic link is never
+    looked into: the repository at ``root`` is read, where the link is a finding.
     """
+    if root is not None and not _resolves_inside(agent_dir, root):
+        return Repository.discover(root)
     if os.path.lexists(agent_dir / ".git"):
         outer = Repository.discover(agent_dir.parent)
         if outer is not None:
@@ -151,6 +155,14 @@ def choose_repository(agent_dir: Path) -> Repository | None:
             if entry is not None and entry.mode == MODE_GITLINK:
                 return outer
     return Repository.discover(agent_dir)
+
+
+def _resolves_inside(path: Path, root: Path) -> bool:
+    try:
+        real, top = os.path.realpath(path), os.path.realpath(root)
+    except (OSError, ValueError):
+        return False
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:

@@ -72,7 +72,9 @@ SYMLINK_INSIDE = Rule(
     "symlink-in-agent-dir",
     "A symbolic link is part of the agent dir",
     "Reports a symbolic link in the agent dir (or the agent dir itself being one) that stays "
-    "inside the repository. The linked file is read, and a linked folder is not walked. "
+    "inside the repository. The linked file is read; a linked folder is not walked, and the "
+    "files behind it count as present without being read. In place of a handoff merged on "
+    "the base, the append-only gate reports the link instead (AL607). "
     "Links become plain text files in Windows checkouts and let one record change under "
     "another name; commit the file itself. A link that leaves the repository is an error "
     "(AL007).",

@@ -1,0 +1,82 @@
+"""One symbolic link, one finding per fact, with and without the append-only gate.
+
+A link inside the repository is AL705 (a warning); a link that leads out is
+AL007 (or AL706 for the agent dir itself); a link in place of a merged handoff
+or of a folder holding some is the gate's AL607, which then stands for AL705
+too. Files behind a linked folder are present without being read, so the link
+is not reported again by every reference to them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES
+from gitrepo import CONV, git, make_repo
+
+from agent_lint.cli import main
+from agent_lint.linter import lint_paths
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+
+H001 = f"{CONV}/handoffs/H-001.json"
+
+
+def findings(repo: Path, **options: Any) -> list[tuple[str, str]]:
+    return [(d.code, d.path) for d in lint_paths([repo], **options).diagnostics]
+
+
+def test_a_linked_folder_inside_the_repository_is_one_warning(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    handoffs = repo / CONV / "handoffs"
+    shutil.move(handoffs, repo / "kept-handoffs")
+    os.symlink("../../../kept-handoffs", handoffs)
+    assert findings(repo) == [("AL705", f"{CONV}/handoffs")]
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
+def test_a_merged_handoff_replaced_by_a_link_is_the_gates_finding_alone(tmp_path, staged):
+    repo = make_repo(tmp_path)
+    handoff = repo / H001
+    shutil.copy(handoff, repo / "copy.json")
+    handoff.unlink()
+    os.symlink("../../../../copy.json", handoff)
+    if staged:
+        git(repo, "add", "-A")
+    assert findings(repo, base="main", staged=staged) == [("AL607", H001)]
+    assert findings(repo) == [("AL705", H001)]  # without the gate, the link is the finding
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
+def test_an_agent_dir_moved_behind_a_link(tmp_path, staged):
+    repo = make_repo(tmp_path)
+    git(repo, "mv", ".agent", "state")
+    os.symlink("state", repo / ".agent")
+    if staged:
+        git(repo, "add", "-A")
+    assert findings(repo, base="main", staged=staged) == [("AL607", ".agent")]
+
+
+def test_an_agent_dir_linked_outside_meets_the_gate(tmp_path, capsys):
+    """Not a usage error: the gate reads the repository, never the link's target."""
+    repo = make_repo(tmp_path)
+    shutil.move(repo / ".agent", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", repo / ".agent")
+    assert findings(repo, base="main") == [("AL607", ".agent"), ("AL706", ".agent")]
+    assert main([str(repo), "--base", "main", "--output-format", "json"]) == 1
+    assert str(tmp_path / "elsewhere") not in capsys.readouterr().out
+
+
+def test_a_merged_handoff_linked_outside_is_two_facts(tmp_path):
+    """The link leaves the repository (not read) and replaces a merged handoff."""
+    repo = make_repo(tmp_path)
+    handoff = repo / H001
+    shutil.copy(handoff, tmp_path / "outside.json")
+    handoff.unlink()
+    os.symlink(tmp_path / "outside.json", handoff)
+    assert findings(repo, base="main") == [("AL007", H001), ("AL607", H001)]
