@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agent_lint.config import Config
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import classify
@@ -72,6 +74,7 @@ def run(index: RepoIndex) -> int:
     return index.lookups
 
 
+@pytest.mark.slow
 def test_graph_checks_scale_linearly():
     small, large = build(2_000), build(20_000)
     assert len(large.identities) >= 20_000

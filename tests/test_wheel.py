@@ -13,6 +13,7 @@ import pytest
 from conftest import FIXTURES, REPO
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     pytest.importorskip("hatchling")
     wheelhouse = tmp_path / "wheelhouse"
