@@ -92,7 +92,7 @@ def test_folder_twins_are_reported_at_their_parent(lint_tree):
         ("CON", "is the reserved device name CON"),
         ("nul.json", "is the reserved device name NUL"),
         ("com1.txt.json", "is the reserved device name COM1"),
-        ("tab\there.json", "contains '\\t'"),
+        ("tab\there.json", 'contains "\\t"'),
     ],
 )
 def test_names_windows_refuses(name, reason):

@@ -160,7 +160,7 @@ def unportable_reason(name: str) -> str | None:
     """Why Windows refuses ``name``, or None when it does not."""
     bad = sorted({ch for ch in name if ch in _FORBIDDEN})
     if bad:
-        shown = ", ".join(repr(ch) if ord(ch) < 32 else f"`{ch}`" for ch in bad)
+        shown = ", ".join(quote(ch) if ord(ch) < 32 else f"`{ch}`" for ch in bad)
         return f"contains {shown}"
     if name.endswith((".", " ")):
         return "ends with a dot or a space"
