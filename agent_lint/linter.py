@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint import fixer, gitgate
+from agent_lint.baseline import normalised_message
 from agent_lint.config import Config, ConfigError, Limits
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.discovery import Target, find_target, read_file, relative, top_folders, walk
@@ -362,7 +363,10 @@ def _fixable_as_planned(
             message = diagnostic.message
             if block is not None:
                 message += f" (--fix cannot write {block.path}: {block.reason})"
-            diagnostic = replace(diagnostic, message=message, fixable=False)
+            # The reason is no part of the finding's identity: baselines and SARIF
+            # fingerprints match whether or not the fix is blocked.
+            key = diagnostic.key or normalised_message(diagnostic)
+            diagnostic = replace(diagnostic, message=message, fixable=False, key=key)
         kept.append(diagnostic)
     return kept
 

@@ -136,3 +136,20 @@ def test_bad_baseline_is_a_usage_error(repo, tmp_path, capsys, content, message)
         known.write_text(content, encoding="utf-8")
     assert main([str(repo), "--baseline", str(known)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_blocked_fix_keeps_the_findings_fingerprint(tmp_path):
+    """The reason --fix cannot write a file is said, and is no part of the fingerprint."""
+    from conversation import tree
+
+    files = tree()
+    files["conversations/C-1/handoffs/state.json"]["latest_turn"] = 99
+    repo = write_tree(tmp_path / "repo" / ".agent", files).parent
+    [plain] = [d for d in lint_paths([repo]).diagnostics if d.code == "AL503"]
+    state = repo / ".agent/conversations/C-1/handoffs/state.json"
+    real = repo / "state-copy.json"
+    state.rename(real)
+    state.symlink_to(real)
+    [blocked] = [d for d in lint_paths([repo]).diagnostics if d.code == "AL503"]
+    assert plain.fixable and not blocked.fixable and blocked.message != plain.message
+    assert baseline.fingerprint(blocked) == baseline.fingerprint(plain)
