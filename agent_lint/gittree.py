@@ -332,10 +332,17 @@ class TreeFileSystem:
         return found.entry is not None
 
     def lexists(self, path: str) -> bool:
-        """Whether ``path`` is an entry (a dangling link counts)."""
+        """Whether ``path`` is an entry (a dangling link counts).
+
+        A path that a link on the way leads out of the repository counts as
+        existing: what is out there is never looked at, and the question that
+        matters is answered by :meth:`realpath` (it leads outside).
+        """
         found = self._find(path, follow_last=False)
         if found.git is None:
-            return self.beyond.lexists(found.path) if self.beyond is not None else False
+            if self.beyond is not None:
+                return self.beyond.lexists(found.path)
+            return self.git_path(path) is not None
         return found.entry is not None
 
     def read(self, path: str | Path, max_bytes: int) -> bytes:

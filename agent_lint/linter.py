@@ -217,6 +217,7 @@ def lint_target(
     new_only: bool = False,
     fs: FileSystem = DISK,
     history: Origins | None = None,
+    positions: bool = True,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
@@ -233,7 +234,9 @@ def lint_target(
     merge-base are left out and counted (AL6xx are always reported). ``fs``
     is where files are read (the disk, or a git tree when the merge-base
     itself is linted); ``history`` tells where the paths of append-only
-    records are checked (by default, git's history of the work tree).
+    records are checked (by default, git's history of the work tree). Without
+    ``positions``, findings that carry only a JSON pointer are placed at 1:1
+    (files are not read again to place them).
     """
     base = base or target.config.base
     if staged and not base:
@@ -245,7 +248,7 @@ def lint_target(
     own = gittree.RecordHistory(target, base) if history is None and fs.on_disk else None
     try:
         return _lint_target(
-            target, only, unsafe_fixes, base, staged, gate, new_only, fs, history or own
+            target, only, unsafe_fixes, base, staged, gate, new_only, fs, history or own, positions
         )
     finally:
         if own is not None:
@@ -262,6 +265,7 @@ def _lint_target(
     new_only: bool,
     fs: FileSystem,
     history: Origins | None,
+    positions: bool,
 ) -> LintResult:
     config = target.config
     schemas = SchemaStore(config.schema_dirs)
@@ -389,7 +393,7 @@ def _lint_target(
     if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     result.diagnostics = sorted(
-        _locate(kept_findings, formats, limits, fs), key=Diagnostic.sort_key
+        _locate(kept_findings, formats if positions else {}, limits, fs), key=Diagnostic.sort_key
     )
     result.indexes.append(index)
     if new_only:
@@ -416,7 +420,7 @@ def _leave_out_pre_existing(
     try:
         tree = gittree.base_tree(session, located.merge_base)
         history = gittree.RecordHistory(target, session=session, reference=located.merge_base)
-        at_base = lint_target(target, only, fs=tree, history=history)
+        at_base = lint_target(target, only, fs=tree, history=history, positions=False)
     except GitError as exc:
         raise ConfigError(f"--new-only cannot read the merge-base: {exc}") from exc
     finally:
