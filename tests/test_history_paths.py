@@ -152,3 +152,24 @@ def test_the_command_line_reports_a_rename_clean(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(repo)
     assert main(["--no-color"]) == 0
     assert "design" not in capsys.readouterr().out
+
+
+def test_the_real_world_layout_with_its_history_has_no_warning_about_the_renamed_file(tmp_path):
+    """docs/real-world.md: the merged handoff cites docs/queue-design.md, renamed later."""
+    repo = tmp_path / "real-world"
+    shutil.copytree(FIXTURES / "real-world", repo)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "docs/queue.md").rename(repo / "docs/queue-design.md")
+    commit_all(repo, "the handoff, when docs/queue-design.md existed")
+    git(repo, "mv", "docs/queue-design.md", "docs/queue.md")
+    commit_all(repo, "rename the design document")
+    without = lint_paths([FIXTURES / "real-world"])
+    result = lint_paths([repo])
+    assert about(without, "queue-design.md") and about(result, "queue-design.md") == []
+    shown = [(d.code, d.path, d.message) for d in result.diagnostics]
+    expected = [
+        (d.code, d.path, d.message)
+        for d in without.diagnostics
+        if "queue-design.md" not in d.message
+    ]
+    assert shown == expected and (result.errors, result.warnings) == (9, 2)

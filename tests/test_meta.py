@@ -60,3 +60,14 @@ def test_every_rule_is_in_the_readme_exactly_once():
     readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (AL\d{3}) \| ([a-z0-9-]+) \|", readme, flags=re.MULTILINE)
     assert sorted(rows) == sorted((r.code, r.name) for r in RULES)
+
+
+def test_license_file_matches_the_package_metadata():
+    import tomllib
+
+    project = tomllib.loads((TESTS.parent / "pyproject.toml").read_text())["project"]
+    text = (TESTS.parent / "LICENSE").read_text(encoding="utf-8")
+    assert project["license"] == "MIT" and text.startswith("MIT License\n")
+    [author] = project["authors"]
+    assert re.search(rf"^Copyright \(c\) \d{{4}} {re.escape(author['name'])}$", text, re.M)
+    assert "Permission is hereby granted, free of charge" in text
