@@ -56,6 +56,17 @@ MAX_LINK_BYTES = 4095
 _TOP = TreeEntry(MODE_TREE, "")
 
 
+def tree_path(top: str, path: str) -> str | None:
+    """``path`` (absolute) as a path of the tree whose work-tree folder is ``top``, or None."""
+    if path == top:
+        return ""
+    prefix = top.rstrip(os.sep) + os.sep
+    if not path.startswith(prefix):
+        return None
+    rest = path[len(prefix) :].replace(os.sep, "/")
+    return rest.replace(os.altsep, "/") if os.altsep else rest
+
+
 @dataclass(frozen=True)
 class _Found:
     """Where a path leads: its absolute path, its tree path (None beyond the tree), its entry."""
@@ -109,11 +120,12 @@ class TreeFileSystem:
         beyond: FileSystem | None = None,
     ) -> None:
         self.repo, self.commit, self.reader, self.beyond = repo, commit, reader, beyond
-        self.top = str(repo.top)
+        self.top = os.path.realpath(repo.top)
         self.entries: dict[str, TreeEntry] = {"": _TOP}
         self.children: dict[str, dict[str, TreeEntry]] = defaultdict(dict)
         self.complete: set[str] = set()
         self._links: dict[str, str] = {}
+        self._resolved: dict[tuple[str, bool], _Found] = {}  # a tree never changes
 
     @property
     def on_disk(self) -> bool:
@@ -124,13 +136,7 @@ class TreeFileSystem:
 
     def git_path(self, path: str) -> str | None:
         """The tree path of an absolute path, or None when it is outside the work tree."""
-        if path == self.top:
-            return ""
-        prefix = self.top.rstrip(os.sep) + os.sep
-        if not path.startswith(prefix):
-            return None
-        rest = path[len(prefix) :].replace(os.sep, "/")
-        return rest.replace(os.altsep, "/") if os.altsep else rest
+        return tree_path(self.top, path)
 
     def _absolute(self, git: str) -> str:
         return os.path.join(self.top, *git.split("/")) if git else self.top
@@ -268,7 +274,10 @@ class TreeFileSystem:
         git = self.git_path(path)
         if git is None:
             return _Found(path, None, None)
-        return self._resolve(git, follow_last)
+        key = (git, follow_last)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(git, follow_last)
+        return self._resolved[key]
 
     # -- the FileSystem interface -------------------------------------------
 
@@ -381,7 +390,7 @@ class GitSession:
         self.reader = repo.blob_reader()
         self.trees: dict[str, TreeFileSystem] = {}
         root = os.path.realpath(target.root)
-        top = os.path.realpath(repo.top)
+        self.top = top = os.path.realpath(repo.top)
         nested = root != top and not root.startswith(top.rstrip(os.sep) + os.sep)
         self.beyond: FileSystem | None = DISK if nested else None
         self._shallow: set[str] | None = None
@@ -399,11 +408,7 @@ class GitSession:
 
     def tree_path(self, full: str) -> str | None:
         """The tree path of an absolute path (None outside the tree)."""
-        top = str(self.repo.top)
-        if full == top:
-            return ""
-        prefix = top.rstrip(os.sep) + os.sep
-        return full[len(prefix) :].replace(os.sep, "/") if full.startswith(prefix) else None
+        return tree_path(self.top, full)
 
     @property
     def shallow(self) -> set[str]:

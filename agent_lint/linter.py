@@ -417,15 +417,17 @@ def _leave_out_pre_existing(
         )
         return
     session = gittree.GitSession(located.repo, target)
+    known: Counter[str] = Counter()
     try:
         tree = gittree.base_tree(session, located.merge_base)
-        history = gittree.RecordHistory(target, session=session, reference=located.merge_base)
-        at_base = lint_target(target, only, fs=tree, history=history, positions=False)
+        if tree.lexists(str(target.agent_dir)):  # else the change adds the agent dir
+            history = gittree.RecordHistory(target, session=session, reference=located.merge_base)
+            at_base = lint_target(target, only, fs=tree, history=history, positions=False)
+            known.update(fingerprint(d) for d in at_base.diagnostics)
     except GitError as exc:
         raise ConfigError(f"--new-only cannot read the merge-base: {exc}") from exc
     finally:
         session.close()
-    known = Counter(fingerprint(d) for d in at_base.diagnostics)
     gate = [d for d in result.diagnostics if d.code.startswith(GATE_PREFIX)]
     kept = apply_baseline((d for d in result.diagnostics if d not in gate), known)
     result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)

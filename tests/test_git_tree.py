@@ -30,10 +30,13 @@ from agent_lint.linter import LintResult, lint_target
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
-def tree_lint(repo: Path, commit: str) -> LintResult:
-    """Lint ``commit`` of ``repo`` from git objects, with the work tree's configuration."""
+def tree_lint(repo: Path, commit: str, git_folder: Path | None = None) -> LintResult:
+    """Lint ``commit`` of ``repo`` from git objects, with the work tree's configuration.
+
+    ``git_folder`` is where the repository holding ``commit`` is (``repo`` by default).
+    """
     target = Target(repo, repo / ".agent", load_config(repo))
-    found = Repository.discover(repo)
+    found = Repository.discover(git_folder or repo)
     assert found is not None
     session = gittree.GitSession(found, target)
     try:
@@ -221,22 +224,9 @@ def test_a_nested_agent_repository_reads_the_project_from_disk(tmp_path):
     agent = project / ".agent"
     git(agent, "init", "-q", "-b", "main")
     commit_all(agent, "agent state")
-    result = tree_lint_nested(project, git(agent, "rev-parse", "HEAD"))
+    result = tree_lint(project, git(agent, "rev-parse", "HEAD"), git_folder=agent)
     plain = lint_target(find_target(project))
     assert facts(result) == facts(plain)
-
-
-def tree_lint_nested(project: Path, commit: str) -> LintResult:
-    target = Target(project, project / ".agent", load_config(project))
-    found = Repository.discover(project / ".agent")
-    assert found is not None
-    session = gittree.GitSession(found, target)
-    try:
-        fs = gittree.base_tree(session, commit)
-        history = gittree.RecordHistory(target, session=session, reference=commit)
-        return lint_target(target, fs=fs, history=history)
-    finally:
-        session.close()
 
 
 def test_handoff_moved_files_lint_the_same_at_an_older_commit(tmp_path):

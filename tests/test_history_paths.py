@@ -37,6 +37,15 @@ def about(result: LintResult, needle: str) -> list[tuple[str, str, Severity, str
     ]
 
 
+def _handoff_completing(repo: Path, completed: str) -> Path:
+    """A new handoff H-004 that lists ``completed`` among its completed artifacts."""
+    path = add_conversation_handoff(repo, 4)
+    record = json.loads(path.read_text())
+    record["artifacts"]["completed"] = [completed]
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return path
+
+
 def _rename_design(repo: Path) -> None:
     """Rename the design document and update every record that may be edited."""
     git(repo, "mv", DESIGN, "docs/payments/design-v2.md")
@@ -71,10 +80,7 @@ def test_a_handoff_note_keeps_its_link_after_the_heading_moves(tmp_path):
 
 def test_a_path_already_missing_when_the_handoff_was_added_is_a_warning_saying_so(tmp_path):
     repo = make_repo(tmp_path)
-    path = add_conversation_handoff(repo, 4)
-    record = json.loads(path.read_text())
-    record["artifacts"]["completed"] = ["docs/never-written.md"]
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    _handoff_completing(repo, "docs/never-written.md")
     commit = commit_all(repo, "H-004")[:7]
     found = about(findings(repo), "never-written.md")
     assert found == [
@@ -90,10 +96,7 @@ def test_a_path_already_missing_when_the_handoff_was_added_is_a_warning_saying_s
 
 def test_a_handoff_not_merged_yet_is_an_error_until_its_path_is_fixed(tmp_path):
     repo = make_repo(tmp_path)
-    path = add_conversation_handoff(repo, 4)
-    record = json.loads(path.read_text())
-    record["artifacts"]["completed"] = ["docs/payments/desing.md"]
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    _handoff_completing(repo, "docs/payments/desing.md")
     [(code, _, severity, message)] = about(findings(repo), "desing.md")
     assert (code, severity) == ("AL302", Severity.ERROR)
     assert "also in" not in message
