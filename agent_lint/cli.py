@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agent_lint import __version__, baseline, checksum, fixer
-from agent_lint.config import ConfigError, validate_code
+from agent_lint.config import ConfigError, validate_code, validate_profile
 from agent_lint.diagnostics import Fix, Rule
 from agent_lint.escaping.workflow import inert
 from agent_lint.fixer import Edit
@@ -128,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", type=Path, help="use this configuration file")
     parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="the layout to validate (default: detected from the repository; see --list-profiles)",
+    )
+    parser.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only")
@@ -170,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     parser.add_argument(
+        "--list-profiles",
+        action="store_true",
+        help="list the built-in profiles (layouts), how each is recognised, and exit",
+    )
+    parser.add_argument(
         "--explain", metavar="RULE", help="explain one rule (code or name) and exit"
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
@@ -201,6 +211,21 @@ def list_rules() -> str:
         f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}\n"
         for rule in RULES
     )
+
+
+def list_profiles() -> str:
+    """One block per built-in profile: name, description, where it is found, its hooks."""
+    from agent_lint.profiles import builtin
+
+    blocks = []
+    for profile in builtin():
+        hooks = ", ".join(f"{hook.id} (files: {hook.files})" for hook in profile.hooks)
+        blocks.append(
+            f"{profile.name}  {profile.title}: {profile.description}\n"
+            f"    found at: {profile.where()}\n"
+            f"    pre-commit hooks: {hooks or 'none'}\n"
+        )
+    return "".join(blocks)
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -285,6 +310,7 @@ def _lint(args: argparse.Namespace) -> LintResult:
         strict=args.strict,
         partial=args.partial,
         new_only=args.new_only,
+        profile=args.profile,
     )
 
 
@@ -324,6 +350,8 @@ def _usage(args: argparse.Namespace) -> None:
         raise ConfigError("--statistics prints text or json output")
     if args.new_only and args.write_baseline is not None:
         raise ConfigError("--write-baseline records every current finding; leave out --new-only")
+    if args.profile is not None:
+        args.profile = validate_profile(args.profile, "--profile")
 
 
 def _statistics_json(result: LintResult) -> str:
@@ -352,6 +380,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     if args.list_rules:
         _write(list_rules(), None)
+        return EXIT_CLEAN
+    if args.list_profiles:
+        _write(list_profiles(), None)
         return EXIT_CLEAN
     if args.explain:
         _write(explain(find_rule(args.explain)), None)
@@ -420,7 +451,7 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     an upload step after a failed run still has a valid file to upload.
     """
     say("error", message)
-    if args.list_rules or args.explain or args.print_checksum is not None:
+    if args.list_rules or args.list_profiles or args.explain or args.print_checksum is not None:
         return EXIT_ERROR
     try:
         if _format(args) == "sarif":

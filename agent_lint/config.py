@@ -133,6 +133,7 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     severity: tuple[tuple[str, Severity], ...] = ()
     agent_dir: str | None = None
+    profile: str | None = None
     schema_dirs: tuple[Path, ...] = ()
     file_name_rule: str = "prefix"
     strict_references: bool = False
@@ -211,6 +212,20 @@ def validate_code(code: str, where: str) -> str:
     )
 
 
+def validate_profile(name: object, where: str) -> str:
+    """A built-in profile's name; anything else is a usage error listing the profiles."""
+    from agent_lint.profiles import names  # late: the profiles import the validators
+
+    if isinstance(name, str) and name in names():
+        return name
+    close = difflib.get_close_matches(str(name), names(), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(
+        f"{where}: {_given(name)} is not a profile (built-in profiles: "
+        f"{', '.join(names())}; see `agent-lint --list-profiles`){hint}"
+    )
+
+
 def _parse(table: Mapping[str, Any], source: Path) -> Config:
     config = Config(source=source)
     for key, value in table.items():
@@ -250,6 +265,8 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                     f"{source}: `agent-dir` must be a relative path inside the repository"
                 )
             config = replace(config, agent_dir=value)
+        elif key == "profile":
+            config = replace(config, profile=validate_profile(value, f"{source}: `profile`"))
         elif key == "schema-dirs":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{source}: `schema-dirs` must be a list of folder paths")
@@ -375,7 +392,14 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 #: The settings that decide the append-only gate (AL6xx). The gate takes them
 #: from the merge-base's configuration, never from the change under review.
-GATE_KEYS: tuple[str, ...] = ("select", "ignore", "per-file-ignores", "severity", "agent-dir")
+GATE_KEYS: tuple[str, ...] = (
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "severity",
+    "agent-dir",
+    "profile",
+)
 
 
 def gate_settings(config: Config) -> dict[str, object]:
@@ -386,6 +410,7 @@ def gate_settings(config: Config) -> dict[str, object]:
         "per-file-ignores": config.per_file_ignores,
         "severity": config.severity,
         "agent-dir": config.agent_dir,
+        "profile": config.profile,
     }
 
 

@@ -11,82 +11,196 @@ on the way (temporary files, locks, twins, names Windows refuses).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.fileio import NotRead, check_regular
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
-from agent_lint.kinds import KIND_FOLDERS
+from agent_lint.profile import Profile
+from agent_lint.profiles import builtin, get, names
 from agent_lint.validators import files as rules
 from agent_lint.validators import storage
 
 #: The default of the ``max-file-bytes`` limit.
 MAX_FILE_BYTES = LIMITS["max-file-bytes"].default
-AGENT_DIR_NAME = ".agent"
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 
 
 @dataclass(frozen=True)
 class Target:
-    """A repository to lint: its root, its agent dir and its settings."""
+    """A repository to lint: its root, its store (the agent dir), its settings and profile.
+
+    ``profile`` is None only for a target built by hand; the linter then asks
+    :func:`profile_for`.
+    """
 
     root: Path
     agent_dir: Path
     config: Config
+    profile: Profile | None = None
 
 
-def _looks_like_agent_dir(path: Path) -> bool:
-    return any((path / folder).is_dir() for folder in KIND_FOLDERS)
+class NoProfile(Exception):
+    """No profile's markers match: nothing to check (a notice, exit code 0)."""
+
+    def __init__(self, root: Path, message: str) -> None:
+        super().__init__(message)
+        self.root = root
+        self.message = message
 
 
-def find_target(path: Path, explicit_config: Path | None = None) -> Target:
-    """Locate the agent dir for ``path`` (a repository, an agent dir, or inside one).
+def _store_of(folder: Path, store: str) -> Path | None:
+    """The repository root when ``folder`` is a store called ``store`` (``.agent``), else None."""
+    parts = PurePosixPath(store).parts
+    if len(folder.parts) <= len(parts) or folder.parts[-len(parts) :] != parts:
+        return None
+    return folder.parents[len(parts) - 1]
 
-    The search goes up from ``path`` as written, without resolving symbolic
-    links, so an agent dir that is a link is found as the link: :func:`walk`
-    then refuses it if it leads outside the repository. The root itself is
-    returned resolved.
+
+def _one(found: list[Target], where: Path) -> Target:
+    """The single profile that matched, or a usage error naming the candidates."""
+    seen: dict[str, Target] = {}
+    for target in found:
+        assert target.profile is not None
+        seen.setdefault(target.profile.name, target)
+    if len(seen) == 1:
+        return next(iter(seen.values()))
+    candidates = ", ".join(
+        f"{name} ({relative(str(target.agent_dir), str(target.root)) or '.'}/)"
+        for name, target in seen.items()
+    )
+    raise ConfigError(
+        f"{where}: the markers of several profiles match: {candidates}; choose one with "
+        '--profile NAME or `profile = "NAME"` in the configuration'
+    )
+
+
+def _profiles(name: str | None) -> tuple[Profile, ...]:
+    if name is None:
+        return builtin()
+    try:
+        return (get(name),)
+    except KeyError:
+        known = ", ".join(names())
+        raise ConfigError(f"unknown profile {name!r} (built-in profiles: {known})") from None
+
+
+def profile_for(target: Target) -> Profile:
+    """The profile of a target built by hand: the one whose markers hold in its store."""
+    if target.profile is not None:
+        return target.profile
+    name = target.config.profile
+    matching = [
+        profile
+        for profile in _profiles(name)
+        if any(marker.holds_in(target.agent_dir) for marker in profile.markers)
+    ]
+    if not matching:
+        matching = list(_profiles(name))
+    return matching[0]
+
+
+def find_target(
+    path: Path, explicit_config: Path | None = None, profile: str | None = None
+) -> Target:
+    """Locate the store and its profile for ``path`` (a repository, a store, or inside one).
+
+    ``profile`` (``--profile``) or the configuration's ``profile`` restricts
+    the search to one profile; otherwise every built-in profile's markers are
+    tried and exactly one must match. The search goes up from ``path`` as
+    written, without resolving symbolic links, so a store that is a link is
+    found as the link: :func:`walk` then refuses it if it leads outside the
+    repository. The root itself is returned resolved. Raises
+    :class:`NoProfile` when no profile's markers match.
     """
     if not os.path.lexists(path):
         raise ConfigError(f"{path}: no such file or directory")
     start = Path(os.path.abspath(path))
     if start.is_file():
         start = start.parent
-    # A folder that looks like an agent dir may be one, or a record folder inside one (a
+    # A folder that looks like a store may be one, or a record folder inside one (a
     # conversation has handoffs/): the search goes on up to the repository's top, and an
-    # ancestor named .agent wins, then the outermost ancestor whose record folder holds
-    # ``path``, then ``path`` itself.
-    fallback: Target | None = None
-    outer: Target | None = None
+    # ancestor named as a store (.agent) wins, then the outermost ancestor whose record
+    # folder holds ``path``, then ``path`` itself.
+    fallback: list[Target] = []
+    outer: list[Target] = []
+    top = start
     for folder in [start, *start.parents]:
-        if folder.name == AGENT_DIR_NAME:
-            root = Path(os.path.realpath(folder.parent))
-            return Target(root, root / AGENT_DIR_NAME, load_config(root, explicit_config))
+        top = folder
         config = load_config(folder, explicit_config)
+        chosen = _profiles(profile or config.profile)
+        named = []
+        for candidate in chosen:
+            for marker in candidate.markers:
+                root = _store_of(folder, marker.store) if marker.store else None
+                if root is not None and marker.holds_in(folder):
+                    real = Path(os.path.realpath(root))
+                    store = real / marker.store
+                    named.append(Target(real, store, load_config(root, explicit_config), candidate))
+                    break
+        if named:
+            return _one(named, folder)
         root = Path(os.path.realpath(folder))
         found = fallback or outer
-        if config.agent_dir and found is None:
-            if (folder / config.agent_dir).is_dir():
-                return Target(root, root / config.agent_dir, config)
-            raise ConfigError(f"{config.source}: `agent-dir` {config.agent_dir!r} is not a folder")
-        if (folder / AGENT_DIR_NAME).is_dir() and found is None:
-            return Target(root, root / AGENT_DIR_NAME, config)
-        if _looks_like_agent_dir(folder):
+        if config.agent_dir and not found:
+            if not (folder / config.agent_dir).is_dir():
+                raise ConfigError(
+                    f"{config.source}: `agent-dir` {config.agent_dir!r} is not a folder"
+                )
+            store = root / config.agent_dir
+            matching = [
+                Target(root, store, config, candidate)
+                for candidate in chosen
+                if any(marker.holds_in(folder / config.agent_dir) for marker in candidate.markers)
+            ]
+            if not matching and len(chosen) == 1:
+                matching = [Target(root, store, config, chosen[0])]
+            if not matching:
+                raise NoProfile(root, _nothing(f"{config.agent_dir}/", chosen))
+            return _one(matching, folder)
+        inside = []
+        for candidate in chosen:
+            for marker in candidate.markers:
+                if marker.store and marker.holds_in(folder / marker.store):
+                    inside.append(Target(root, root / marker.store, config, candidate))
+                    break
+        if inside and not found:
+            return _one(inside, folder)
+        level = []  # the outermost folder whose record folder holds ``path`` wins
+        for candidate in chosen:
+            if not any(m.holds_in(folder) for m in candidate.markers if not m.store):
+                continue
+            target = Target(root, root, config, candidate)
             if folder == start:
-                fallback = Target(root, root, config)
-            elif start.relative_to(folder).parts[0] in KIND_FOLDERS:
-                outer = Target(root, root, config)
+                fallback.append(target)
+            elif candidate.in_record_folder(start.relative_to(folder).as_posix() + "/"):
+                level.append(target)
+        outer = level or outer
         if (folder / ".git").exists():
             break
     found = outer or fallback
-    if found is not None:
-        return found
-    raise ConfigError(
-        f"{path}: no {AGENT_DIR_NAME}/ directory found here or in its parent folders "
-        "(pass the repository root or the agent dir)"
+    if found:
+        return _one(found, start)
+    named_profile = profile or load_config(top, explicit_config).profile
+    if named_profile is not None:
+        chosen = _profiles(named_profile)
+        raise ConfigError(
+            f"{path}: profile {named_profile!r} does not fit: no {chosen[0].title} store found "
+            f"here or in its parent folders (looked for {chosen[0].where()})"
+        )
+    raise NoProfile(
+        Path(os.path.realpath(top)),
+        _nothing(f"{relative(str(start), str(top)) or '.'}/", builtin()),
+    )
+
+
+def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:
+    return (
+        f"no profile's markers match in {where}; nothing checked (profiles: "
+        f"{', '.join(p.name for p in profiles)}; see --list-profiles)"
     )
 
 
@@ -145,8 +259,12 @@ def _unreadable(repo_path: str, what: str, error: OSError) -> Diagnostic:
     )
 
 
-def walk(target: Target, fs: FileSystem = DISK) -> Iterator[Entry]:
-    """Yield the agent dir's files in sorted order, and a finding for each unsafe entry."""
+def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> Iterator[Entry]:
+    """Yield the agent dir's files in sorted order, and a finding for each unsafe entry.
+
+    With ``folders`` (a profile's ``walk_folders``), only those folders of the
+    store are walked; one that leads outside the repository is a finding.
+    """
     root = str(target.root)
     agent = str(target.agent_dir)
     outside = agent_dir_problem(target, fs)
@@ -161,6 +279,23 @@ def walk(target: Target, fs: FileSystem = DISK) -> Iterator[Entry]:
         )
     max_bytes = target.config.limits.max_file_bytes
     pending = [agent]
+    if folders:
+        pending = []
+        for name in sorted(folders, reverse=True):
+            folder = os.path.join(agent, *name.split("/"))
+            if not fs.isdir(folder):
+                continue
+            if not _inside(_realpath(folder, fs) or "", root_real):
+                yield Entry(
+                    Path(folder),
+                    name,
+                    rules.SYMLINK_ESCAPE.at(
+                        relative(folder, root),
+                        "folder leads outside the repository through a symbolic link; not read",
+                    ),
+                )
+                continue
+            pending.append(folder)
     while pending:
         folder = pending.pop()
         folder_path = relative(folder, root) if folder != root else ""

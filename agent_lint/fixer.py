@@ -1,8 +1,9 @@
-"""``--fix``: regenerate derived files, and with ``--unsafe-fixes`` mirror fields in meta.json.
+"""``--fix``: write the derived files a profile's fixers plan, atomically.
 
-Fixes are planned from the repository index as :class:`Edit` values (path,
-old bytes, new bytes); :func:`apply` writes them atomically. Handoff files
-are never written: they are the agents' records.
+Each profile's fixers plan from the repository index as :class:`Edit` values
+(path, old bytes, new bytes) or :class:`Blocked` ones (a write that cannot be
+made, and why); :func:`apply` writes the edits atomically. Records agents
+write are never touched: only derived files.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.fileio import NotRead, read_regular
-from agent_lint.handoffs import Conversation
 from agent_lint.index import RepoIndex
-from agent_lint.jsonedit import EditError, set_values
+from agent_lint.jsonedit import set_values
 from agent_lint.jsontext import dumps
 
 
@@ -92,7 +92,7 @@ def target_problem(root: Path, path: str) -> str | None:
 _MAX_DERIVED_BYTES = 64 * 1024 * 1024
 
 
-def _read(target: Path) -> bytes | None:
+def read_derived(target: Path) -> bytes | None:
     """The bytes of a regular file, None if it does not exist; never opens anything else."""
     if not os.path.lexists(target):
         return None
@@ -100,77 +100,6 @@ def _read(target: Path) -> bytes | None:
         return read_regular(target, _MAX_DERIVED_BYTES)
     except NotRead as exc:
         raise OSError(exc.reason) from exc
-
-
-_Plan = Edit | Blocked | None
-
-
-def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    derived = conversation.derived_state()
-    latest = conversation.latest()
-    if derived is None or latest is None:
-        return None
-    path = conversation.state_path or f"{conversation.folder}/handoffs/state.json"
-    resolves = (path, latest.path)
-    problem = target_problem(index.root, path)
-    if problem is not None:
-        return Blocked(path, problem, resolves)
-    try:
-        after = render_state(derived)
-    except (UnicodeEncodeError, TypeError, ValueError):
-        # Text that is not valid Unicode, or a number JSON output cannot hold exactly.
-        return Blocked(path, "the latest handoff holds a value that cannot be written", resolves)
-    try:
-        before = _read(index.root / path)
-    except OSError as exc:
-        return Blocked(path, f"it cannot be read ({exc})", resolves)
-    return None if before == after else Edit(index.root, path, before, after, resolves)
-
-
-def _meta_changes(conversation: Conversation) -> list[tuple[str, Any]]:
-    meta, latest = conversation.meta, conversation.latest()
-    if meta is None or latest is None or conversation.broken:
-        return []
-    changes: list[tuple[str, Any]] = []
-    mirrors = [h.entry() for h in conversation.ordered()]
-    entries = meta.get("handoffs")
-    if not isinstance(entries, list) or [
-        e.get("handoff_id") if isinstance(e, dict) else None for e in entries
-    ] != [m["handoff_id"] for m in mirrors]:
-        changes.append(("/handoffs", mirrors))
-    else:
-        for position, (entry, mirror) in enumerate(zip(entries, mirrors, strict=True)):
-            for key, value in mirror.items():
-                if entry.get(key) != value or key not in entry:
-                    changes.append((f"/handoffs/{position}/{key}", value))
-    if meta.get("active_agent") != latest.active_agent():
-        changes.append(("/active_agent", latest.active_agent()))
-    state = meta.get("state")
-    if isinstance(state, dict) and state.get("checksum") != latest.checksum:
-        changes.append(("/state/checksum", latest.checksum))
-    return changes
-
-
-def _meta_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    changes = _meta_changes(conversation)
-    path = conversation.meta_path
-    if not changes or path is None:
-        return None
-    resolves = (path,)
-    problem = target_problem(index.root, path)
-    if problem is not None:
-        return Blocked(path, problem, resolves)
-    try:
-        before = _read(index.root / path)
-    except OSError as exc:
-        return Blocked(path, f"it cannot be read ({exc})", resolves)
-    if before is None:
-        return None
-    try:
-        after = edit_json_bytes(before, changes)
-    except (EditError, UnicodeError, TypeError, ValueError) as exc:
-        return Blocked(path, f"it cannot be edited in place ({exc})", resolves)
-    return None if before == after else Edit(index.root, path, before, after, resolves)
 
 
 def edit_json_bytes(before: bytes, changes: list[tuple[str, Any]]) -> bytes:
@@ -183,24 +112,21 @@ def edit_json_bytes(before: bytes, changes: list[tuple[str, Any]]) -> bytes:
 
 
 def plan_all(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
-    """What ``--fix`` writes, and what it should write but cannot (with the reason)."""
+    """What ``--fix`` writes, and what it should write but cannot (with the reason).
+
+    Each fixer of the run's profile plans its own derived files.
+    """
     edits: list[Edit] = []
     blocked: list[Blocked] = []
-    for name in sorted(index.conversations):
-        conversation = index.conversations[name]
-        planned = [_state_edit(index, conversation)]
-        if unsafe:
-            planned.append(_meta_edit(index, conversation))
-        for item in planned:
-            if isinstance(item, Edit):
-                edits.append(item)
-            elif isinstance(item, Blocked):
-                blocked.append(item)
+    for fixer in index.profile.fixers if index.profile is not None else ():
+        planned, cannot = fixer(index, unsafe)
+        edits.extend(planned)
+        blocked.extend(cannot)
     return edits, blocked
 
 
 def plan(index: RepoIndex, unsafe: bool = False) -> Iterator[Edit]:
-    """The edits ``--fix`` makes: state.json files, and meta.json mirrors when ``unsafe``."""
+    """The edits ``--fix`` makes (every fixer of the run's profile)."""
     yield from plan_all(index, unsafe)[0]
 
 

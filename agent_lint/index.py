@@ -9,27 +9,20 @@ documents are dropped as soon as their file has been checked.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_lint.config import Config
-from agent_lint.handoffs import (
-    Conversation,
-    TimedHandoff,
-    Turn,
-    handoff_from,
-    handoff_number,
-    turn_number,
-)
-from agent_lint.kinds import EACH, INDEX_OF, Format, History, Kind, NameRule, Scope
+from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
 from agent_lint.markdown import Note, scan
 from agent_lint.positions import escape_token
 from agent_lint.schemas import SchemaStore
 
 if TYPE_CHECKING:
     from agent_lint.filesystem import FileSystem, Origins
+    from agent_lint.profile import Profile
 
 
 def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator[tuple[str, Any]]:
@@ -146,7 +139,10 @@ class NoteFacts:
 
 @dataclass(frozen=True)
 class FileContext:
-    """What a per-file check sees: one parsed file and the run's settings."""
+    """What a per-file check sees: one parsed file and the run's settings.
+
+    ``path`` is relative to the repository root, ``relpath`` to the store.
+    """
 
     path: str
     kind: Kind
@@ -155,6 +151,33 @@ class FileContext:
     config: Config
     schemas: SchemaStore
     text: str | None = None
+    relpath: str = ""
+    profile: Profile | None = None
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """Everything the repo-wide checks learn from one file: small frozen values.
+
+    Built by :func:`present_facts` and :func:`file_facts`, which read nothing
+    but their arguments, and merged into a :class:`RepoIndex` by
+    :meth:`RepoIndex.add`. ``extra`` holds the facts of the profile's
+    collectors.
+    """
+
+    path: str
+    names: tuple[tuple[str, str, str], ...] = ()
+    parsed: bool = True
+    note_folder: str | None = None
+    identities: tuple[Identity, ...] = ()
+    references: tuple[Reference, ...] = ()
+    paths: tuple[PathReference, ...] = ()
+    index_file: tuple[str, str] | None = None
+    index_size: int | None = None
+    index_entries: tuple[IndexEntry, ...] = ()
+    listed: ListedRecord | None = None
+    note: NoteFacts | None = None
+    extra: tuple[object, ...] = ()
 
 
 _MISSING = object()
@@ -168,13 +191,216 @@ def _value_at(data: Any, steps: tuple[str, ...]) -> Any:
     return data
 
 
+def _names(profile: Profile, match: Match) -> Iterator[tuple[str, str, str]]:
+    """The ids a record's file or folder name stands for (see :meth:`RepoIndex.add`).
+
+    References resolve against names as well as ids, so a record whose id is
+    wrong or that does not parse is reported once, not again by every
+    reference to it. ``D-001-storage.json`` stands for ``D-001-storage`` and
+    ``D-001``; a folder group the profile names (a mission folder) stands for
+    its record even without the record file.
+    """
+    kind, groups = match.kind, match.groups
+    for group, namespace in profile.named_groups.items():
+        value = groups.get(group)
+        if value is not None:
+            yield (namespace, "", value)
+    name = groups.get(kind.folder or "stem")
+    if kind.namespace is None or not name:
+        return
+    scope = groups.get(kind.scope, "") if kind.scope else ""
+    yield (kind.namespace, scope, name)
+    if kind.name_rule is NameRule.TIMED and not name.startswith("H-"):
+        yield (kind.namespace, scope, f"H-{name}")
+    if kind.name_rule is NameRule.SLUG:
+        for stem in slug_stems(name):
+            yield (kind.namespace, scope, stem)
+
+
+def present_facts(
+    profile: Profile, path: str, relpath: str, match: Match, parsed: bool
+) -> FileFacts:
+    """What a classified file tells by its path alone, read or not (a pure step)."""
+    kind = match.kind
+    extra = tuple(
+        fact
+        for collector in profile.collectors
+        for fact in collector.present(path, relpath, match, parsed)
+    )
+    return FileFacts(
+        path,
+        names=tuple(_names(profile, match)),
+        parsed=parsed,
+        note_folder=path.removesuffix(".md") if kind.format is Format.MARKDOWN else None,
+        extra=extra,
+    )
+
+
+def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFacts:
+    """What the repo-wide checks need from one parsed file (a pure step).
+
+    ``clean`` tells whether the file had error findings of its own; facts of
+    an unclean record are not used to judge other files.
+    """
+    kind, data = ctx.kind, ctx.data
+    note = _note(ctx) if kind.format is Format.MARKDOWN else None
+    if not isinstance(data, dict):
+        return FileFacts(ctx.path, note=note)
+    scopes = {Scope.REPO: "", Scope.CONVERSATION: ctx.groups.get("conversation", "")}
+    references = tuple(
+        Reference(
+            ref.namespace,
+            scopes.get(ref.scope, ctx.path),
+            value,
+            ctx.path,
+            pointer,
+            field_text(ref.field),
+        )
+        for ref in kind.refs
+        for pointer, value in walk_field(data, ref.field)
+        if isinstance(value, str) and value
+    )
+    append_only = kind.history is History.APPEND_ONLY
+    paths = tuple(
+        PathReference(value, ctx.path, pointer, field_text(steps), append_only, strict_only)
+        for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True))
+        for steps in fields
+        for pointer, value in walk_field(data, steps)
+        if isinstance(value, str) and value
+    )
+    index_file, index_size, entries = _index(ctx)
+    extra = tuple(
+        fact for collector in profile.collectors for fact in collector.collect(ctx, clean)
+    )
+    return FileFacts(
+        ctx.path,
+        identities=tuple(_identities(ctx)),
+        references=references,
+        paths=paths,
+        index_file=index_file,
+        index_size=index_size,
+        index_entries=entries,
+        listed=_listed(profile, ctx, clean),
+        note=note,
+        extra=extra,
+    )
+
+
+def _identities(ctx: FileContext) -> Iterator[Identity]:
+    kind, data = ctx.kind, ctx.data
+    if kind.id_field and kind.namespace:
+        value = data.get(kind.id_field)
+        if _is_id(value, kind):
+            scope = ctx.groups.get(kind.scope, "") if kind.scope else ""
+            yield Identity(
+                kind.namespace, scope, str(value), ctx.path, f"/{kind.id_field}", kind.title
+            )
+    for sub in kind.sub_ids:
+        entries = data.get(sub.array)
+        if not isinstance(entries, list):
+            continue
+        for position, entry in enumerate(entries):
+            if isinstance(entry, dict) and isinstance(entry.get(sub.id_field), str):
+                yield Identity(
+                    sub.namespace,
+                    ctx.path,
+                    entry[sub.id_field],
+                    ctx.path,
+                    f"/{sub.array}/{position}/{sub.id_field}",
+                    sub.title,
+                )
+
+
+def _is_id(value: Any, kind: Kind) -> bool:
+    """A string id, or an integer one for a kind with integer ids (``true`` is not one)."""
+    if isinstance(value, str):
+        return True
+    return kind.integer_id and isinstance(value, int) and not isinstance(value, bool)
+
+
+def _index(
+    ctx: FileContext,
+) -> tuple[tuple[str, str] | None, int | None, tuple[IndexEntry, ...]]:
+    """An index file's entries: an array of entries, or an object keyed by id."""
+    spec = ctx.kind.index
+    if spec is None:
+        return None, None, ()
+    owner = (spec.kind, ctx.path)
+    entries: Any = ctx.data.get(spec.array) if spec.array else ctx.data
+    if isinstance(entries, dict) and not spec.array:
+        items = [(f"/{escape_token(key)}", key, entry) for key, entry in entries.items()]
+    elif isinstance(entries, list):
+        items = [
+            (f"/{escape_token(spec.array)}/{position}", None, entry)
+            for position, entry in enumerate(entries)
+        ]
+    else:
+        return owner, None, ()
+    found = []
+    for pointer, key, entry in items:
+        if not isinstance(entry, dict):
+            continue
+        record_id = key if key is not None else entry.get(spec.id_field)
+        record_path = entry.get("path")
+        repeated = tuple((name, entry[name]) for name, _ in spec.fields if name in entry)
+        found.append(
+            IndexEntry(
+                spec.kind,
+                record_id if isinstance(record_id, str) else None,
+                record_path if isinstance(record_path, str) else None,
+                ctx.path,
+                pointer,
+                repeated,
+                tuple(name for name in spec.strict_required if name not in entry),
+            )
+        )
+    return owner, len(items), tuple(found)
+
+
+def _listed(profile: Profile, ctx: FileContext, clean: bool) -> ListedRecord | None:
+    """A record of a kind some index lists, with the values that index repeats."""
+    kind, data = ctx.kind, ctx.data
+    listing = profile.index_of(kind.name)
+    if listing is None or listing.index is None:
+        return None
+    record_id = data.get(kind.id_field) if kind.id_field else None
+    values = tuple(
+        (name, value)
+        for name, steps in listing.index.fields
+        if (value := _value_at(data, steps)) is not _MISSING
+    )
+    return ListedRecord(
+        kind.name,
+        str(record_id) if _is_id(record_id, kind) else None,
+        ctx.path,
+        values,
+        ctx.groups.get(kind.folder or "stem", ""),
+        clean,
+    )
+
+
+def _note(ctx: FileContext) -> NoteFacts | None:
+    if ctx.text is None:
+        return None
+    return NoteFacts(
+        ctx.path,
+        ctx.groups.get("conversation", ""),
+        scan(ctx.text),
+        ctx.kind.history is History.APPEND_ONLY,
+    )
+
+
+S = TypeVar("S")
+
+
 @dataclass
 class RepoIndex:
     """Facts from every file, for the repo-wide checks.
 
     ``fs`` is where the files were read (None: the disk), which path checks
     ask too; ``history`` tells where the paths of append-only records are
-    checked (None: no git).
+    checked (None: no git). Generic facts are fields; a profile's own facts
+    live in typed stores its collectors fill (:meth:`store`).
     """
 
     root: Path = field(default_factory=lambda: Path("."))
@@ -182,6 +408,7 @@ class RepoIndex:
     config: Config = field(default_factory=Config)
     fs: FileSystem | None = None
     history: Origins | None = None
+    profile: Profile | None = None
     folders: set[str] = field(default_factory=set)
     identities: list[Identity] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
@@ -192,253 +419,48 @@ class RepoIndex:
     listed: list[ListedRecord] = field(default_factory=list)
     notes: list[NoteFacts] = field(default_factory=list)
     anchors: dict[str, set[str]] = field(default_factory=dict)
-    successors: dict[str, tuple[str, str, str]] = field(default_factory=dict)
-    relations: dict[str, dict[str, tuple[str, dict[str, Any]]]] = field(
-        default_factory=lambda: defaultdict(dict)
-    )
     names: set[tuple[str, str, str]] = field(default_factory=set)
-    conversations: dict[str, Conversation] = field(default_factory=dict)
-    timed_handoffs: list[TimedHandoff] = field(default_factory=list)
-    mission_bindings: list[tuple[str, str, Any]] = field(default_factory=list)
     unparsed_paths: set[str] = field(default_factory=set)
     unclassified_paths: set[str] = field(default_factory=set)
     file_names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     notes_by_folder: set[str] = field(default_factory=set)
     lookups: int = 0
-    shared: dict[str, Any] = field(default_factory=dict)  # helpers the repo checks share
+    _stores: dict[type, object] = field(default_factory=dict, repr=False)
 
-    def conversation(self, name: str) -> Conversation:
-        """The facts of conversation ``name`` (created on first use)."""
-        if name not in self.conversations:
-            prefix = f"{self.agent_prefix}/" if self.agent_prefix else ""
-            self.conversations[name] = Conversation(name, f"{prefix}conversations/{name}")
-        return self.conversations[name]
+    def store(self, kind: type[S]) -> S:
+        """The run's store of type ``kind`` (created empty on first use)."""
+        found = self._stores.get(kind)
+        if found is None:
+            found = self._stores[kind] = kind()
+        return found  # type: ignore[return-value]
 
-    def add_present(self, path: str, kind: Kind, groups: dict[str, str], parsed: bool) -> None:
-        """Note a classified file, parsed or not: names, and which conversation files exist."""
-        self.add_name(kind, groups)
-        if not parsed:
-            self.unparsed_paths.add(path)
-        if kind.format is Format.MARKDOWN:
-            self.notes_by_folder.add(path.removesuffix(".md"))
-        mission = groups.get("mission")
-        if mission is not None:
-            # Mission Lite: the folder is the mission, with or without mission.json.
-            self.names.add(("mission", "", mission))
-        name = groups.get("conversation")
-        if name is None:
-            return
-        conversation = self.conversation(name)
-        if kind.name == "conversation-handoff":
-            conversation.handoff_files.append((handoff_number(groups["stem"]), path))
-            if not parsed:
-                conversation.broken.add(path)
-        elif kind.name == "handoff-note":
-            conversation.notes.add(groups["stem"])
-        elif kind.name == "turn" and (number := turn_number(groups["stem"])) is not None:
-            conversation.turn_files.append((number, path))
-        elif kind.name == "handoff-state":
-            conversation.state_path = path
-            conversation.state_exists = True
-        elif kind.name == "conversation":
-            conversation.meta_path = path
-        elif kind.name == "resume-marker":
-            conversation.resume_path = path
+    @property
+    def namespaces(self) -> Mapping[str, Namespace]:
+        """The id namespaces of the run's profile."""
+        return self.profile.namespaces if self.profile is not None else {}
 
-    def _add_conversation_facts(self, ctx: FileContext, clean: bool) -> None:
-        kind, data, groups = ctx.kind, ctx.data, ctx.groups
-        if kind.name == "validation-contract":
-            self.mission_bindings.append((ctx.path, groups["mission"], data.get("mission_id")))
-            return
-        if kind.name in ("project-handoff", "mission-handoff"):
-            folder = ctx.path.rsplit("/", 1)[0]
-            handoff_id = data.get("handoff_id")
-            self.timed_handoffs.append(
-                TimedHandoff(
-                    folder,
-                    handoff_id if isinstance(handoff_id, str) else groups["stem"],
-                    ctx.path,
-                    data.get("produced_at"),
-                    groups.get("mission"),
-                    data.get("mission_id"),
-                )
-            )
-            return
-        name = groups.get("conversation")
-        if name is None:
-            return
-        conversation = self.conversation(name)
-        if kind.name == "conversation-handoff":
-            conversation.handoffs.append(handoff_from(ctx.path, groups["stem"], data, clean))
-            if not clean:
-                conversation.broken.add(ctx.path)
-        elif kind.name == "turn" and (number := turn_number(groups["stem"])) is not None:
-            conversation.turns.append(Turn(number, ctx.path, data.get("timestamp")))
-        elif kind.name == "conversation":
-            conversation.meta = {
-                key: data[key]
-                for key in ("handoffs", "active_agent", "turn_count", "state")
-                if key in data
-            }
-        elif kind.name == "handoff-state":
-            conversation.state = data
-        elif kind.name == "resume-marker":
-            conversation.resume_handoff = data.get("handoff_id")
-
-    def add_name(self, kind: Kind, groups: dict[str, str]) -> None:
-        """Register the id a record's file or folder name stands for.
-
-        References resolve against names as well as ids, so a record whose id is
-        wrong or that does not parse is reported once, not again by every
-        reference to it. ``D-001-storage.json`` stands for ``D-001-storage`` and
-        ``D-001``.
-        """
-        name = groups.get(kind.folder or "stem")
-        if kind.namespace is None or not name:
-            return
-        scope = groups.get(kind.scope, "") if kind.scope else ""
-        self.names.add((kind.namespace, scope, name))
-        if kind.name_rule is NameRule.TIMED and not name.startswith("H-"):
-            self.names.add((kind.namespace, scope, f"H-{name}"))
-        if kind.name_rule is NameRule.SLUG:
-            for stem in slug_stems(name):
-                self.names.add((kind.namespace, scope, stem))
-
-    def add_file(self, ctx: FileContext, clean: bool = True) -> None:
-        """Record what the repo-wide checks need from one parsed file.
-
-        ``clean`` tells whether the file had error findings of its own; facts
-        of an unclean handoff are not used to judge other files.
-        """
-        kind, data = ctx.kind, ctx.data
-        if kind.format is Format.MARKDOWN:
-            self._add_note(ctx)
-            return
-        if not isinstance(data, dict):
-            return
-        self._add_identities(ctx)
-        self._add_conversation_facts(ctx, clean)
-        conversation = ctx.groups.get("conversation", "")
-        for ref in kind.refs:
-            scope = {Scope.REPO: "", Scope.CONVERSATION: conversation, Scope.RECORD: ctx.path}[
-                ref.scope
-            ]
-            for pointer, value in walk_field(data, ref.field):
-                if isinstance(value, str) and value:
-                    self.references.append(
-                        Reference(
-                            ref.namespace, scope, value, ctx.path, pointer, field_text(ref.field)
-                        )
-                    )
-        append_only = kind.history is History.APPEND_ONLY
-        for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True)):
-            for steps in fields:
-                for pointer, value in walk_field(data, steps):
-                    if isinstance(value, str) and value:
-                        self.paths.append(
-                            PathReference(
-                                value,
-                                ctx.path,
-                                pointer,
-                                field_text(steps),
-                                append_only,
-                                strict_only,
-                            )
-                        )
-        if kind.index is not None:
-            self._add_index(ctx)
-        listing = INDEX_OF.get(kind.name)
-        if listing is not None and listing.index is not None:
-            record_id = data.get(kind.id_field) if kind.id_field else None
-            values = tuple(
-                (name, value)
-                for name, steps in listing.index.fields
-                if (value := _value_at(data, steps)) is not _MISSING
-            )
-            self.listed.append(
-                ListedRecord(
-                    kind.name,
-                    record_id if isinstance(record_id, str) else None,
-                    ctx.path,
-                    values,
-                    ctx.groups.get("stem", ""),
-                    clean,
-                )
-            )
-        if kind.name == "decision":
-            successor = data.get("superseded_by_decision_id")
-            own = data.get("decision_id")
-            if isinstance(successor, str) and isinstance(own, str):
-                self.successors[own] = (successor, ctx.path, "/superseded_by_decision_id")
-        if kind.name == "relations":
-            self.relations[conversation]["yaml"] = (ctx.path, data)
-        elif kind.name == "conversation":
-            relations = data.get("relations")
-            self.relations[conversation]["meta"] = (
-                ctx.path,
-                relations if isinstance(relations, dict) else {},
-            )
-
-    def _add_identities(self, ctx: FileContext) -> None:
-        kind, data = ctx.kind, ctx.data
-        if kind.id_field and kind.namespace:
-            value = data.get(kind.id_field)
-            if isinstance(value, str):
-                scope = ctx.groups.get(kind.scope, "") if kind.scope else ""
-                self.identities.append(
-                    Identity(
-                        kind.namespace, scope, value, ctx.path, f"/{kind.id_field}", kind.title
-                    )
-                )
-        for sub in kind.sub_ids:
-            entries = data.get(sub.array)
-            if not isinstance(entries, list):
-                continue
-            for position, entry in enumerate(entries):
-                if isinstance(entry, dict) and isinstance(entry.get(sub.id_field), str):
-                    self.identities.append(
-                        Identity(
-                            sub.namespace,
-                            ctx.path,
-                            entry[sub.id_field],
-                            ctx.path,
-                            f"/{sub.array}/{position}/{sub.id_field}",
-                            sub.title,
-                        )
-                    )
-
-    def _add_index(self, ctx: FileContext) -> None:
-        spec = ctx.kind.index
-        assert spec is not None
-        self.index_files[spec.kind] = ctx.path
-        entries = ctx.data.get(spec.array)
-        if not isinstance(entries, list):
-            return
-        self.index_sizes[ctx.path] = len(entries)
-        for position, entry in enumerate(entries):
-            if not isinstance(entry, dict):
-                continue
-            record_id = entry.get(spec.id_field)
-            record_path = entry.get("path")
-            repeated = tuple((name, entry[name]) for name, _ in spec.fields if name in entry)
-            self.index_entries.append(
-                IndexEntry(
-                    spec.kind,
-                    record_id if isinstance(record_id, str) else None,
-                    record_path if isinstance(record_path, str) else None,
-                    ctx.path,
-                    f"/{spec.array}/{position}",
-                    repeated,
-                    tuple(name for name in spec.strict_required if name not in entry),
-                )
-            )
-
-    def _add_note(self, ctx: FileContext) -> None:
-        if ctx.text is None:
-            return
-        note = scan(ctx.text)
-        self.anchors[ctx.path] = note.anchors
-        conversation = ctx.groups.get("conversation", "")
-        self.notes.append(
-            NoteFacts(ctx.path, conversation, note, ctx.kind.history is History.APPEND_ONLY)
-        )
+    def add(self, facts: FileFacts) -> None:
+        """Merge one file's facts (from :func:`present_facts` or :func:`file_facts`)."""
+        self.names.update(facts.names)
+        if not facts.parsed:
+            self.unparsed_paths.add(facts.path)
+        if facts.note_folder is not None:
+            self.notes_by_folder.add(facts.note_folder)
+        self.identities.extend(facts.identities)
+        self.references.extend(facts.references)
+        self.paths.extend(facts.paths)
+        if facts.index_file is not None:
+            self.index_files[facts.index_file[0]] = facts.index_file[1]
+            if facts.index_size is not None:
+                self.index_sizes[facts.path] = facts.index_size
+        self.index_entries.extend(facts.index_entries)
+        if facts.listed is not None:
+            self.listed.append(facts.listed)
+        if facts.note is not None:
+            self.anchors[facts.path] = facts.note.note.anchors
+            self.notes.append(facts.note)
+        if facts.extra and self.profile is not None:
+            for collector in self.profile.collectors:
+                store = self.store(collector.store)
+                for fact in facts.extra:
+                    collector.merge(store, fact)

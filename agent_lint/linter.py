@@ -9,197 +9,74 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from fnmatch import fnmatch
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from agent_lint import fixer, gitgate, gittree
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
-from agent_lint.config import Config, ConfigError, Limits
-from agent_lint.diagnostics import Diagnostic, Fix, Severity
-from agent_lint.discovery import Target, find_target, read_file, relative, top_folders, walk
+from agent_lint.config import ConfigError, Limits, load_config
+from agent_lint.diagnostics import Diagnostic, Fix, Rule
+from agent_lint.discovery import (
+    NoProfile,
+    Target,
+    find_target,
+    profile_for,
+    read_file,
+    relative,
+    top_folders,
+    walk,
+)
+from agent_lint.filestep import check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
 from agent_lint.gitplumbing import GitError
-from agent_lint.index import FileContext, RepoIndex
-from agent_lint.kinds import (
-    KIND_FOLDERS,
-    KINDS_BY_NAME,
-    Format,
-    Match,
-    classify,
-    in_record_folder,
-    is_data_file,
-    support_file,
-)
-from agent_lint.loading import parse, split_front_matter
+from agent_lint.index import RepoIndex, present_facts
+from agent_lint.kinds import Format
+from agent_lint.loading import split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
+from agent_lint.profile import Profile
+from agent_lint.result import LintResult
 from agent_lint.schemas import SchemaStore
-from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, FileCheck, identity
-from agent_lint.validators.files import LIMIT_EXCEEDED, UNREADABLE
+from agent_lint.selection import configured, is_enabled, is_selected
+from agent_lint.validators import RULES_BY_CODE
+from agent_lint.validators.files import UNREADABLE
 from agent_lint.validators.history import REPLACED
 from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, SYMLINK_INSIDE
+
+__all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
 
 
-@dataclass
-class LintResult:
-    """Everything a reporter needs: the root, the count of files read, the findings.
-
-    ``files`` lists every file of the agent dir with how it was read (for
-    ``--show-files``); ``notices`` are the run's messages that are not findings
-    (nothing checked in a foreign layout, a skipped or reconfigured gate), which
-    every reporter shows; ``limits`` are the paths findings were restricted to
-    (empty: everything).
-    """
-
-    root: Path
-    files_checked: int = 0
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    fixed: list[str] = field(default_factory=list)
-    changed: set[str] | None = None
-    notices: list[str] = field(default_factory=list)
-    indexes: list[RepoIndex] = field(default_factory=list, repr=False)
-    files: list[tuple[str, str]] = field(default_factory=list, repr=False)
-    limits: list[Path] = field(default_factory=list)
-    baselined: int = 0
-    stale_baseline: int = 0
-    pre_existing: int = 0
-    merge_base: str = ""
-
-    @property
-    def hidden(self) -> list[str]:
-        """Sentences saying how many findings a baseline or ``--new-only`` left out."""
-        said = []
-        if self.baselined:
-            said.append(f"{_plural(self.baselined, 'known finding')} hidden by the baseline")
-        if self.stale_baseline:
-            said.append(
-                f"{_plural(self.stale_baseline, 'baseline entry', 'baseline entries')} no "
-                "longer found (refresh it with --write-baseline)"
-            )
-        if self.pre_existing:
-            said.append(
-                f"{_plural(self.pre_existing, 'finding')} already present at the merge-base "
-                f"{self.merge_base} not reported (--new-only)"
-            )
-        return said
-
-    @property
-    def all_notices(self) -> list[str]:
-        """The run's notices, then what a baseline or ``--new-only`` left out (see ``hidden``)."""
-        return [*self.notices, *self.hidden]
-
-    @property
-    def errors(self) -> int:
-        """Number of error-level findings."""
-        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
-
-    @property
-    def warnings(self) -> int:
-        """Number of warning-level findings."""
-        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
-
-    @property
-    def infos(self) -> int:
-        """Number of info-level findings (summaries that need no action)."""
-        return sum(1 for d in self.diagnostics if d.severity is Severity.INFO)
+def _rule(code: str, profile: Profile) -> Rule:
+    """The rule of ``code``: a shared family's, or one the profile defines."""
+    found = RULES_BY_CODE.get(code)
+    if found is not None:
+        return found
+    return next(rule for rule in profile.rules if rule.code == code)
 
 
-def _plural(count: int, word: str, words: str = "") -> str:
-    return f"{count} {word if count == 1 else words or word + 's'}"
-
-
-def _best_prefix(code: str, prefixes: Iterable[str]) -> int:
-    return max((len(p) for p in prefixes if code.startswith(p.upper())), default=-1)
-
-
-def is_selected(code: str, config: Config, path: str) -> bool:
-    """Longest matching prefix wins between ``select`` and ``ignore`` (ties ignore)."""
-    ignored = list(config.ignore)
-    for pattern, codes in config.per_file_ignores:
-        if fnmatch(path, pattern):
-            ignored.extend(codes)
-    return _best_prefix(code, config.select) > _best_prefix(code, ignored)
-
-
-def is_enabled(code: str, config: Config) -> bool:
-    """Whether ``code`` can be reported for any file (``per-file-ignores`` only narrow it)."""
-    return _best_prefix(code, config.select) > _best_prefix(code, config.ignore)
-
-
-def _severity(code: str, config: Config) -> Severity | None:
-    best, level = -1, None
-    for prefix, severity in config.severity:
-        if code.startswith(prefix) and len(prefix) > best:
-            best, level = len(prefix), severity
-    return level
-
-
-def configured(diagnostic: Diagnostic, config: Config) -> Diagnostic | None:
-    """``diagnostic`` as the configuration reports it: None when deselected for its file.
-
-    ``[severity]`` overrides apply to errors and warnings; info summaries stay info.
-    """
-    if not is_selected(diagnostic.code, config, diagnostic.path):
-        return None
-    level = _severity(diagnostic.code, config)
-    if level and diagnostic.severity is not Severity.INFO:
-        return diagnostic.with_severity(level)
-    return diagnostic
-
-
-_CONVERSATION = KINDS_BY_NAME["conversation"].id_pattern or re.compile("^C-")
-_MISSION = KINDS_BY_NAME["mission"].id_pattern or re.compile("^M-")
-
-
-def _signature(match: Match, relpath: str, data: Any) -> bool:
-    """Whether a file shows that the agent dir keeps Cortex agent state.
-
-    A record named with its kind's id prefix (``D-…``, ``WP-…``, a ``C-…``
-    conversation folder), a parsed record that carries its kind's id field or
-    index array, or a Mission Lite plan in an ``M-…`` folder.
-    """
-    kind = match.kind
-    name = match.groups.get(kind.folder or "stem", "")
-    if kind.id_pattern is not None and kind.id_pattern.match(name):
-        return True
-    if _CONVERSATION.match(match.groups.get("conversation", "")):
-        return True
-    if kind.name == "mission-note":
-        mission = match.groups.get("mission", "")
-        return _MISSION.match(mission) is not None and relpath.endswith(
-            f"/{mission}/mission-plan.md"
-        )
-    if not isinstance(data, dict):
-        return False
-    keys = (kind.id_field, kind.index.array if kind.index else None)
-    return any(key in data for key in keys if key)
-
-
-def _undecided(relpath: str, problem: Diagnostic) -> bool:
+def _undecided(profile: Profile, relpath: str, problem: Diagnostic) -> bool:
     """Whether a finding about an entry not read keeps the run from calling the layout foreign.
 
     An unsafe or unreadable entry where records live may be the record that
-    would show Cortex state; an agent dir that leads outside the repository
+    would show the profile's state; a store that leads outside the repository
     (AL706) or cannot be listed is never looked into at all. Both are
     reported, never hidden behind the foreign-layout notice.
     """
     if relpath == "":
         return problem.code in (AGENT_DIR_OUTSIDE.code, UNREADABLE.code)
-    return relpath.split("/", 1)[0] in KIND_FOLDERS
+    return profile.in_record_folder(relpath + "/")
 
 
-def _not_read(relpath: str) -> str:
-    if relpath.startswith("artifacts/"):
-        return "not read: an artifact (only artifacts/<id>/state.json is a record)"
-    if not in_record_folder(relpath):
+def _not_read(profile: Profile, relpath: str) -> str:
+    for prefix, reason in profile.unread_reasons:
+        if relpath.startswith(prefix):
+            return reason
+    if not profile.in_record_folder(relpath):
         return "not read: outside the record folders"
     if relpath.lower().endswith(".md"):
         return "not read: a Markdown file that is not a note kind"
@@ -268,7 +145,8 @@ def _lint_target(
     positions: bool,
 ) -> LintResult:
     config = target.config
-    schemas = SchemaStore(config.schema_dirs)
+    profile = profile_for(target)
+    schemas = SchemaStore(config.schema_dirs, folder=profile.schema_folder)
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(
@@ -277,87 +155,73 @@ def _lint_target(
         config=config,
         fs=fs,
         history=history,
+        profile=profile,
         folders=top_folders(target, fs),
     )
-    file_checks = [c for c in FILE_CHECKS if any(is_enabled(x, config) for x in c.codes)]
-    repo_checks = [c for c in REPO_CHECKS if any(is_enabled(x, config) for x in c.codes)]
-    unclassified = is_enabled(identity.UNCLASSIFIED_FILE.code, config)
+    file_checks = [c for c in profile.file_checks if any(is_enabled(x, config) for x in c.codes)]
+    repo_checks = [c for c in profile.repo_checks if any(is_enabled(x, config) for x in c.codes)]
     found: list[Diagnostic] = []
     formats: dict[str, tuple[Format, Path]] = {}
-    cortex = False
+    holds_state = False
     limits = config.limits
-    for entry in walk(target, fs):
+    for entry in walk(target, fs, profile.walk_folders):
         path = relative(str(entry.path), str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
-        match = classify(entry.relpath)
+        match = profile.classify(entry.relpath)
         if entry.problem is None and entry.unread:
             result.files.append((path, "not read: behind a linked folder"))
             if match is not None:
-                index.add_present(path, match.kind, match.groups, False)
+                index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
         if entry.problem is not None:
-            cortex = cortex or _undecided(entry.relpath, entry.problem)
+            holds_state = holds_state or _undecided(profile, entry.relpath, entry.problem)
             found.append(entry.problem)
             result.files.append((path, f"not read: {entry.problem.message}"))
             if entry.unread and match is not None:
                 # Present but not read: it exists for every check that asks.
-                index.add_present(path, match.kind, match.groups, False)
+                index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
         if match is not None:
             fmt = match.kind.format
-        elif is_data_file(entry.relpath):
-            fmt = Format.YAML if entry.relpath.lower().endswith((".yaml", ".yml")) else Format.JSON
+        elif profile.is_data_file(entry.relpath):
+            fmt = profile.data_format(entry.relpath)
         else:
-            support = support_file(entry.relpath) if in_record_folder(entry.relpath) else None
-            result.files.append((path, support or _not_read(entry.relpath)))
+            support = (
+                profile.support_file(entry.relpath)
+                if profile.in_record_folder(entry.relpath)
+                else None
+            )
+            result.files.append((path, support or _not_read(profile, entry.relpath)))
             continue
         raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
         if raw is None:
             assert unreadable is not None
-            cortex = cortex or _undecided(entry.relpath, unreadable)
+            holds_state = holds_state or _undecided(profile, entry.relpath, unreadable)
             found.append(unreadable)
             result.files.append((path, f"not read: {unreadable.message}"))
             if match is not None:
-                index.add_present(path, match.kind, match.groups, False)
+                index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
         formats[path] = (fmt, entry.path)
-        loaded = parse(path, fmt, raw, limits)
+        checked = check_file(profile, config, schemas, file_checks, path, entry.relpath, match, raw)
         result.files_checked += 1
-        found.extend(loaded.diagnostics)
+        found.extend(checked.diagnostics)
+        result.files.append((path, checked.title))
         if match is None:
-            result.files.append((path, "unclassified: a data file that matches no kind"))
             index.unclassified_paths.add(path)
-            if unclassified:
-                found.extend(identity.check_unclassified(path, entry.relpath, loaded.data))
             continue
-        state = "" if loaded.ok else " (does not parse)"
-        result.files.append((path, f"{match.kind.title}{state}"))
-        cortex = cortex or _signature(match, entry.relpath, loaded.data if loaded.ok else None)
-        index.add_present(path, match.kind, match.groups, loaded.ok)
-        if not loaded.ok:
-            continue
-        ctx = FileContext(
-            path,
-            match.kind,
-            match.groups,
-            loaded.data,
-            config,
-            schemas,
-            loaded.text,
-        )
-        own = _file_checks(file_checks, ctx)
-        found.extend(own)
-        kept = (configured(d, config) for d in own)
-        index.add_file(
-            ctx, clean=not any(d is not None and d.severity is Severity.ERROR for d in kept)
-        )
-    if not cortex:
+        holds_state = holds_state or checked.shows_state
+        for facts in checked.facts:
+            index.add(facts)
+    if not holds_state:
         name = agent_prefix if agent_prefix != "." else target.agent_dir.name
         gate_ran = "; the append-only gate still ran" if base else ""
-        result.notices.append(f"no Cortex agent state found in {name}/; nothing checked{gate_ran}")
+        result.notices.append(
+            f"no {profile.title} agent state found in {name}/; nothing checked{gate_ran}"
+        )
         result.files_checked = 0
         found = []  # findings about files of another design are not ours to make
-    for repo_check in repo_checks if cortex else ():
+    for repo_check in repo_checks if holds_state else ():
         found.extend(repo_check.run(index))
     gate_config = config
     located: gitgate.Located | None = None
@@ -381,7 +245,7 @@ def _lint_target(
         shown = configured(diagnostic, rules)
         if shown is None:
             continue
-        if unsafe_fixes and RULES_BY_CODE[shown.code].fix is Fix.UNSAFE:
+        if unsafe_fixes and _rule(shown.code, profile).fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a
@@ -433,22 +297,6 @@ def _leave_out_pre_existing(
     result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)
     result.pre_existing = kept.known
     result.merge_base = f"{located.merge_base[:12]} of {located.base_name}"
-
-
-def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnostic]:
-    """Run the per-file checks; a document too deep for them is one finding, not a crash."""
-    try:
-        return [d for check in checks for d in check.run(ctx)]
-    except RecursionError:
-        return [
-            LIMIT_EXCEEDED.at(
-                ctx.path,
-                "document is nested too deeply for the checks to follow; lower `max-depth` "
-                "in the [limits] table",
-                line=1,
-                column=1,
-            )
-        ]
 
 
 def fix_allowed(edit: fixer.Edit, roots: Sequence[Path]) -> bool:
@@ -550,18 +398,32 @@ def lint_paths(
     strict: bool = False,
     partial: bool = False,
     new_only: bool = False,
+    profile: str | None = None,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
     A path inside an agent dir lints the whole repository (references need
     the whole graph) but reports only findings under that path. Results of
     several repositories are merged, their paths relative to the first root.
+    ``profile`` (``--profile``) names the profile; by default it is detected.
+    A path where no profile's markers match is a notice, not an error.
     """
     groups: dict[Path, tuple[Target, list[Path]]] = {}
+    nothing: list[NoProfile] = []
     for path in paths or [Path(".")]:
-        target = find_target(path, explicit_config)
+        try:
+            target = find_target(path, explicit_config, profile)
+        except NoProfile as exc:
+            if base or load_config(exc.root, explicit_config).base:
+                # A change that removes the whole store must not switch the gate off.
+                raise ConfigError(
+                    f"{path}: no profile's markers match here, so the append-only gate has "
+                    "nothing to compare (a change that deletes the store is refused)"
+                ) from None
+            nothing.append(exc)
+            continue
         settings = target.config.with_cli(select, ignore, strict=strict, partial=partial)
-        target = Target(target.root, target.agent_dir, settings)
+        target = Target(target.root, target.agent_dir, settings, target.profile)
         entry = groups.setdefault(target.agent_dir.resolve(), (target, []))
         resolved = path.resolve()
         whole = resolved in (target.root.resolve(), target.agent_dir.resolve())
@@ -593,6 +455,8 @@ def lint_paths(
         merged.notices.extend(f"{offset}: {notice}" for notice in result.notices)
         merged.diagnostics.extend(replace(d, path=f"{offset}/{d.path}") for d in result.diagnostics)
         merged.files.extend((f"{offset}/{path}", how) for path, how in result.files)
-    assert merged is not None
+    if merged is None:
+        merged = LintResult(root=nothing[0].root)
+    merged.notices.extend(exc.message for exc in nothing)
     merged.diagnostics.sort(key=Diagnostic.sort_key)
     return merged

@@ -220,7 +220,10 @@ class JsonschemaValidator:
         node: Any = self._validator.schema
         cut = len(schema_path) - 1 - schema_path[::-1].index("then")
         for part in schema_path[:cut]:
-            node = node[part]
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                return ""  # the path went through a $ref: no condition to describe
         condition = node.get("if", {}) if isinstance(node, dict) else {}
         described = []
         for name, rule in condition.get("properties", {}).items():
@@ -319,20 +322,31 @@ def _read_schema(path: Path, bundled: bool = False) -> dict[str, Any]:
 
 
 class SchemaStore:
-    """Loads schemas by kind name and compiles each once per run."""
+    """Loads schemas by kind name and compiles each once per run.
 
-    def __init__(self, extra_dirs: Sequence[Path] = (), fast: bool = True) -> None:
+    ``folder`` names the profile's folder of bundled schemas
+    (``schemas/<folder>/``, ``$id`` ``urn:agent-lint:<folder>:<kind>``); user
+    schema folders come first. A bundled schema is also reachable as
+    ``urn:agent-lint:<kind>``, so a user schema written to extend one (``"$ref":
+    "urn:agent-lint:decision"``) keeps working.
+    """
+
+    def __init__(
+        self, extra_dirs: Sequence[Path] = (), fast: bool = True, *, folder: str = ""
+    ) -> None:
         self.fast = fast
-        self._dirs = [*extra_dirs, bundled_schema_dir()]
+        self._bundled = bundled_schema_dir() / folder if folder else None
+        self._dirs = [*extra_dirs, *([self._bundled] if self._bundled else [])]
         self._compiled: dict[str, SchemaValidator | None] = {}
         # Each schema file is read once; a user directory's file wins over a bundled one.
         self._sources: dict[str, tuple[Path, dict[str, Any]]] = {}
         resources_: list[tuple[str, referencing.Resource[Any]]] = []
-        bundled = bundled_schema_dir()
         for directory in reversed(self._dirs):
+            bundled = directory == self._bundled
             for path in sorted(directory.glob("*.schema.json")):
-                schema = _read_schema(path, bundled=directory == bundled)
-                self._sources[path.name.removesuffix(".schema.json")] = (path, schema)
+                schema = _read_schema(path, bundled=bundled)
+                name = path.name.removesuffix(".schema.json")
+                self._sources[name] = (path, schema)
                 spec = referencing.jsonschema.specification_with(
                     schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
                     default=referencing.jsonschema.DRAFT202012,
@@ -340,6 +354,8 @@ class SchemaStore:
                 resource = spec.create_resource(schema)
                 if resource.id():
                     resources_.append((str(resource.id()), resource))
+                if bundled:
+                    resources_.append((f"urn:agent-lint:{name}", resource))
         self._registry: referencing.Registry[Any] = referencing.Registry().with_resources(
             resources_
         )
@@ -364,7 +380,7 @@ class SchemaStore:
         )
         # Checking a schema against its metaschema costs more than linting a
         # repository; bundled schemas are checked once by the test suite.
-        if path.parent != bundled_schema_dir():
+        if path.parent != self._bundled:
             try:
                 cls.check_schema(schema)
             except SchemaError as exc:
@@ -376,6 +392,6 @@ class SchemaStore:
         )
         # The fast path serves the bundled schemas, which are self-contained;
         # user schemas may $ref others and always take the detailed engine.
-        bundled = path.parent == bundled_schema_dir()
+        bundled = path.parent == self._bundled
         fast = _fast_validator(schema) if self.fast and bundled else None
         return detailed if fast is None else FastPathValidator(fast, detailed)

@@ -50,7 +50,7 @@ from benchmarks.generate import Repository, dump_json, generate
 from benchmarks.measure import Command, Series, rounds, run
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMAS = ROOT / "schemas"
+SCHEMAS = ROOT / "schemas" / "cortex"
 BAREPARSE = Path(__file__).resolve().parent / "bareparse.py"
 DEFAULT_SIZES = (100, 1000)
 MODIFIED_HANDOFFS = 200
@@ -302,7 +302,9 @@ def measure_imports(tools: Tools, workdir: Path) -> Imports:
 
 def schema_groups(repo: Repository) -> dict[str, list[str]]:
     """The repository's JSON files by the bundled schema of their kind (repo-relative)."""
-    from agent_lint.kinds import classify
+    from agent_lint.profiles import get
+
+    classify = get("cortex").classify
 
     groups: dict[str, list[str]] = {}
     agent = str(repo.agent_dir)

@@ -11,8 +11,10 @@ from pathlib import Path
 import check_jsonschema
 import pytest
 
-from agent_lint.kinds import KINDS, Format, classify
+from agent_lint.kinds import Format
 from agent_lint.linter import lint_paths
+from agent_lint.profiles import get as get_profile
+from agent_lint.profiles.cortex.kinds import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -51,7 +53,7 @@ def test_clean_repository_lints_clean_and_holds_every_kind(tmp_path: Path) -> No
     assert 250 <= repo.files <= 350
     kinds = set()
     for path in agent_files:
-        match = classify(path.relative_to(repo.agent_dir).as_posix())
+        match = get_profile("cortex").classify(path.relative_to(repo.agent_dir).as_posix())
         if match is not None:
             kinds.add(match.kind.name)
     assert kinds == {kind.name for kind in KINDS}

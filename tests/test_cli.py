@@ -71,10 +71,21 @@ def test_missing_path_is_usage_error(tmp_path, capsys):
     assert err.startswith("agent-lint: error: ") and "no such file" in err
 
 
-def test_no_agent_dir_is_usage_error(tmp_path, capsys):
+def test_no_store_of_any_profile_is_one_notice(tmp_path, capsys):
     (tmp_path / ".git").mkdir()
-    assert main([str(tmp_path)]) == 2
-    assert "no .agent/ directory found" in capsys.readouterr().err
+    assert main([str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "agent-lint: notice: no profile's markers match in ./; nothing checked "
+        "(profiles: cortex, astrion, personal_bot; see --list-profiles)\n"
+    )
+
+
+def test_no_store_with_a_base_is_a_usage_error(tmp_path, capsys):
+    # A change that deletes the whole store must not turn the append-only gate off.
+    (tmp_path / ".git").mkdir()
+    assert main([str(tmp_path), "--base", "main"]) == 2
+    assert "no profile's markers match here" in capsys.readouterr().err
 
 
 def test_agent_dir_itself_and_paths_inside(capsys):

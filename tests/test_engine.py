@@ -6,25 +6,32 @@ import pytest
 from conftest import FIXTURES
 
 from agent_lint import schemas
-from agent_lint.kinds import classify
 from agent_lint.linter import lint_paths
 from agent_lint.loading import parse
+from agent_lint.profiles import get as get_profile
 
 REPOS = sorted(p for p in FIXTURES.iterdir() if (p / ".agent").is_dir())
 
 
 def test_fast_engine_is_available_and_used():
-    validator = schemas.SchemaStore().validator("decision")
+    validator = schemas.SchemaStore(folder="cortex").validator("decision")
     assert isinstance(validator, schemas.FastPathValidator)
 
 
 @pytest.mark.parametrize("repo", REPOS, ids=lambda p: p.name)
 def test_fast_and_detailed_engines_agree_on_every_record(repo):
-    fast, detailed = schemas.SchemaStore(fast=True), schemas.SchemaStore(fast=False)
+    fast, detailed = (
+        schemas.SchemaStore(fast=True, folder="cortex"),
+        schemas.SchemaStore(fast=False, folder="cortex"),
+    )
     agent = repo / ".agent"
     checked = 0
     for path in sorted(agent.rglob("*")):
-        match = classify(path.relative_to(agent).as_posix()) if path.is_file() else None
+        match = (
+            get_profile("cortex").classify(path.relative_to(agent).as_posix())
+            if path.is_file()
+            else None
+        )
         if match is None or match.kind.schema is None:
             continue
         loaded = parse(path.name, match.kind.format, path.read_bytes())

@@ -16,7 +16,10 @@ def test_valid_fixture_is_clean(capsys):
 
 
 def test_valid_fixture_uses_every_kind():
-    from agent_lint.kinds import KINDS, classify
+    from agent_lint.profiles import get as get_profile
+    from agent_lint.profiles.cortex.kinds import KINDS
+
+    classify = get_profile("cortex").classify
 
     agent = FIXTURES / "valid" / ".agent"
     seen = set()
@@ -46,7 +49,10 @@ def test_each_check_family_has_a_broken_fixture():
 def test_valid_fixture_exercises_every_reference_field():
     """Each declared id and path reference field holds a value somewhere in valid/."""
     from agent_lint.index import field_text, walk_field
-    from agent_lint.kinds import KINDS, classify
+    from agent_lint.profiles import get as get_profile
+    from agent_lint.profiles.cortex.kinds import KINDS
+
+    classify = get_profile("cortex").classify
     from agent_lint.loading import parse
 
     agent = FIXTURES / "valid" / ".agent"

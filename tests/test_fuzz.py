@@ -32,8 +32,8 @@ from hypothesis import given, settings
 from hypothesis_jsonschema import from_schema
 
 from agent_lint.cli import main
-from agent_lint.kinds import KINDS_BY_NAME
 from agent_lint.linter import LintResult, lint_paths
+from agent_lint.profiles.cortex.kinds import KINDS_BY_NAME
 from agent_lint.reporters import github, json_format, sarif, text
 from agent_lint.schemas import bundled_schema_dir
 
@@ -100,7 +100,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 @functools.cache
 def _records(kind: str) -> st.SearchStrategy[Any]:
     schema_name = KINDS_BY_NAME[kind].schema
-    path = bundled_schema_dir() / f"{schema_name}.schema.json"
+    path = bundled_schema_dir() / "cortex" / f"{schema_name}.schema.json"
     schema = json.loads(path.read_text(encoding="utf-8"))
     return from_schema(_inline(schema, schema.get("$defs", {})))
 

@@ -306,7 +306,11 @@ def _example(pattern: str) -> str:
 
 
 def test_documented_patterns_are_the_registry_policy():
-    from agent_lint.kinds import KINDS, History, classify
+    from agent_lint.kinds import History
+    from agent_lint.profiles import get as get_profile
+    from agent_lint.profiles.cortex.kinds import KINDS
+
+    classify = get_profile("cortex").classify
     from agent_lint.validators.history import PROTECTED_PATTERNS, WRITE_ONCE_PATTERNS
 
     covered = set()

@@ -81,7 +81,7 @@ def test_date_time_is_ascii_and_whole(lint_tree, stamp):
 @pytest.mark.parametrize("value", ["H-004\n", "H-٠٠٤", "H-００４"])
 @pytest.mark.parametrize("fast", [True, False])
 def test_schema_patterns_are_ascii_and_whole_in_both_engines(value, fast):
-    validator = schemas.SchemaStore(fast=fast).validator("resume-marker")
+    validator = schemas.SchemaStore(fast=fast, folder="cortex").validator("resume-marker")
     assert validator is not None
     record = {"handoff_id": value, "agent_id": "a", "resumed_at": "2026-11-02T10:00:00Z"}
     issues = list(validator.issues(record))

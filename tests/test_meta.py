@@ -35,10 +35,11 @@ def test_every_rule_is_demonstrated_by_a_test():
 
 
 def test_every_check_has_a_docstring():
-    from agent_lint.validators import FILE_CHECKS, REPO_CHECKS
+    from agent_lint.profiles import builtin
 
-    for check in (*FILE_CHECKS, *REPO_CHECKS):
-        assert check.run.__doc__, check.name
+    for profile in builtin():
+        for check in (*profile.file_checks, *profile.repo_checks):
+            assert check.run.__doc__, check.name
 
 
 def test_bundled_schemas_are_valid_json_schemas():
@@ -48,12 +49,13 @@ def test_bundled_schemas_are_valid_json_schemas():
 
     from agent_lint.schemas import bundled_schema_dir
 
-    paths = sorted(bundled_schema_dir().glob("*.schema.json"))
+    paths = sorted(bundled_schema_dir().glob("cortex/*.schema.json"))
     assert len(paths) == 25
     for path in paths:
         schema = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validators.validator_for(schema).check_schema(schema)
-        assert schema["$id"] == f"urn:agent-lint:{path.name.removesuffix('.schema.json')}"
+        kind = path.name.removesuffix(".schema.json")
+        assert schema["$id"] == f"urn:agent-lint:cortex:{kind}"
 
 
 def test_every_rule_is_in_the_readme_exactly_once():

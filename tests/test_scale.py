@@ -7,24 +7,29 @@ from typing import Any
 import pytest
 
 from agent_lint.config import Config
-from agent_lint.index import FileContext, RepoIndex
-from agent_lint.kinds import classify
-from agent_lint.validators import REPO_CHECKS
+from agent_lint.index import FileContext, RepoIndex, file_facts, present_facts
+from agent_lint.profiles import get
+
+CORTEX = get("cortex")
+REPO_CHECKS = CORTEX.repo_checks
 
 
 def _add(index: RepoIndex, relpath: str, data: Any) -> None:
-    match = classify(relpath)
+    match = CORTEX.classify(relpath)
     assert match is not None
-    index.add_name(match.kind, match.groups)
+    path = f".agent/{relpath}"
+    index.add(present_facts(CORTEX, path, relpath, match, True))
     ctx = FileContext(
-        f".agent/{relpath}",
+        path,
         match.kind,
         match.groups,
         data,
         Config(),
         None,  # type: ignore[arg-type]
+        relpath=relpath,
+        profile=CORTEX,
     )
-    index.add_file(ctx)
+    index.add(file_facts(CORTEX, ctx))
 
 
 def build(records: int) -> RepoIndex:

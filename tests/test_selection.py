@@ -9,7 +9,6 @@ from conftest import FIXTURES
 from conversation import tree
 
 from agent_lint import validators
-from agent_lint.linter import lint_paths
 
 
 def _broken_handoff() -> dict[str, Any]:
@@ -39,18 +38,26 @@ def test_a_handoff_with_its_own_error_is_not_used_to_judge_others(lint_tree):
     assert found == ["AL102"]
 
 
-def test_a_check_whose_codes_are_all_deselected_does_not_run(monkeypatch):
+def test_a_check_whose_codes_are_all_deselected_does_not_run():
+    from dataclasses import replace
+
+    from agent_lint.discovery import find_target
+    from agent_lint.linter import lint_target
+
     calls: list[str] = []
     checks = []
-    for check in validators.REPO_CHECKS:
+    target = find_target(FIXTURES / "valid")
+    assert target.profile is not None
+    for check in target.profile.repo_checks:
 
         def spy(index: Any, check: validators.RepoCheck = check) -> Any:
             calls.append(check.name)
             return check.run(index)
 
         checks.append(validators.Check(spy, check.codes))
-    monkeypatch.setattr("agent_lint.linter.REPO_CHECKS", tuple(checks))
-    lint_paths([FIXTURES / "valid"], select=["AL501"])
+    profile = replace(target.profile, repo_checks=tuple(checks))
+    config = target.config.with_cli(["AL501"], None)
+    lint_target(replace(target, profile=profile, config=config))
     assert calls == ["agent_lint.validators.agreement.check_agreement"]
 
 
@@ -70,20 +77,19 @@ def test_checks_emit_only_the_codes_they_declare():
 
         return validators.Check(run, check.codes)
 
-    import agent_lint.linter as linter
+    from dataclasses import replace
 
-    file_checks = tuple(watch(c) for c in validators.FILE_CHECKS)
-    repo_checks = tuple(watch(c) for c in validators.REPO_CHECKS)
-    original = linter.FILE_CHECKS, linter.REPO_CHECKS
-    linter.FILE_CHECKS, linter.REPO_CHECKS = file_checks, repo_checks
-    try:
-        for fixture in sorted(FIXTURES.glob("broken-*")):
-            lint_target(find_target(fixture))
-        for strict in (True, False):
-            from dataclasses import replace
+    def watched(target: Any) -> Any:
+        profile = target.profile
+        file_checks = tuple(watch(c) for c in profile.file_checks)
+        repo_checks = tuple(watch(c) for c in profile.repo_checks)
+        profile = replace(profile, file_checks=file_checks, repo_checks=repo_checks)
+        return replace(target, profile=profile)
 
-            target = find_target(FIXTURES / "broken-references")
-            lint_target(replace(target, config=replace(target.config, strict=strict)))
-    finally:
-        linter.FILE_CHECKS, linter.REPO_CHECKS = original
+    fixtures = [*sorted(FIXTURES.glob("broken-*")), *sorted(FIXTURES.parent.glob("*/broken-*"))]
+    for fixture in fixtures:
+        lint_target(watched(find_target(fixture)))
+    for strict in (True, False):
+        target = find_target(FIXTURES / "broken-references")
+        lint_target(watched(replace(target, config=replace(target.config, strict=strict))))
     assert undeclared == []

@@ -30,7 +30,7 @@ from agent_lint.config import (
     gate_settings,
 )
 from agent_lint.diagnostics import Diagnostic
-from agent_lint.discovery import AGENT_DIR_NAME, Target
+from agent_lint.discovery import Target, profile_for
 from agent_lint.gitgate.checks import Comparison, check
 from agent_lint.gitgate.snapshots import (
     IndexSnapshot,
@@ -39,7 +39,8 @@ from agent_lint.gitgate.snapshots import (
     WorkTreeSnapshot,
 )
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository, TreeEntry
-from agent_lint.kinds import KIND_FOLDERS
+from agent_lint.profile import Profile
+from agent_lint.profiles import get, names
 
 #: ``--base auto``: the upstream of the current branch, else the remote's default branch.
 AUTO = "auto"
@@ -176,6 +177,7 @@ def _run(target: Target, request: Request) -> Outcome:
         change=change,
         display=settings.display,
         merged_in=_MergedIn(repo, merge_base, base_name),
+        profile=settings.profile(config),
     )
     findings, changed = check(comparison)
     return Outcome(findings, changed, notices, config, found)
@@ -361,9 +363,10 @@ class _Settings:
     def agent_prefix(self, config: Config) -> str:
         """The agent dir the merge-base's configuration names, as a repository path.
 
-        Without an ``agent-dir`` setting it is ``.agent`` when the merge-base
-        has one, else the repository root when that holds agent-state folders,
-        else the change's own agent dir (the base protects nothing there yet).
+        Without an ``agent-dir`` setting it is the profile's named store
+        (``.agent``) when the merge-base has one, else the repository root when
+        that holds the profile's record folders, else the change's own agent
+        dir (the base protects nothing there yet).
         """
         if self.root is None:
             return self.change_prefix
@@ -372,11 +375,20 @@ class _Settings:
             return posixpath.normpath(join(config.agent_dir))
         listing = self._folder(self.root)
         folders = {posixpath.basename(p) for p, e in listing.items() if e.mode == MODE_TREE}
-        if AGENT_DIR_NAME in folders or join(AGENT_DIR_NAME) in listing:
-            return join(AGENT_DIR_NAME)
-        if folders & KIND_FOLDERS:
+        profile = self.profile(config)
+        for marker in profile.markers:
+            if marker.store and (marker.store in folders or join(marker.store) in listing):
+                return join(marker.store)
+        if folders & profile.record_folders:
             return self.root
         return self.change_prefix
+
+    def profile(self, config: Config) -> Profile:
+        """The profile whose kinds the gate protects: the merge-base's ``profile`` setting if
+        it has one, else the run's."""
+        if config.profile is not None and config.profile in names():
+            return get(config.profile)
+        return profile_for(self.target)
 
 
 class _MergedIn:

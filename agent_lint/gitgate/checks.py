@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
-from agent_lint.handoffs import embedded_time, handoff_number
 from agent_lint.jsontext import quote
-from agent_lint.kinds import Format, History, Kind, classify
+from agent_lint.kinds import Format, History, Kind
+from agent_lint.profile import Profile
 from agent_lint.validators.history import (
     AGENT_DIR_REMOVED,
     BACKDATED,
@@ -59,6 +59,7 @@ class Comparison:
     base: TreeSnapshot
     fork: TreeSnapshot
     change: Snapshot
+    profile: Profile
     display: Callable[[str], str]
     merged_in: Callable[[str], str]
     findings: list[Diagnostic] = field(default_factory=list)
@@ -74,7 +75,7 @@ def protected_files(comparison: Comparison) -> dict[str, Kind]:
     for path, mode in comparison.base.modes.items():
         if mode not in REGULAR_MODES:
             continue
-        match = classify(comparison.relative(path))
+        match = comparison.profile.classify(comparison.relative(path))
         if match is not None and match.kind.history is not History.FREE:
             found[path] = match.kind
     return found
@@ -235,21 +236,18 @@ def _first_difference(old: bytes | None, new: bytes | None) -> int:
 
 
 def sort_key(kind: Kind, path: str) -> tuple[int, str] | None:
-    """Where a handoff file sorts in its folder: by number, or by the time in its name.
+    """Where an append-only record sorts in its folder (by number, or the time in its name).
 
-    None for a name that carries neither, which is never compared.
+    None for a kind that is not ordered or a name that carries neither, which
+    is never compared.
     """
     stem = posixpath.basename(path).rsplit(".", 1)[0]
-    if kind.name == "conversation-handoff":
-        number = handoff_number(stem)
-        return (number, stem) if number is not None else None
-    time = embedded_time(stem)
-    return (int(time.replace("-", "")), stem) if time else None
+    return kind.order(stem) if kind.order is not None else None
 
 
 def _ordered_record(c: Comparison, path: str) -> tuple[Kind, tuple[int, str]] | None:
     """The kind and sort key of an append-only JSON handoff record (notes are not ordered)."""
-    match = classify(c.relative(path))
+    match = c.profile.classify(c.relative(path))
     if match is None or match.kind.history is not History.APPEND_ONLY:
         return None
     if match.kind.format is not Format.JSON:
@@ -291,13 +289,13 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
                 column=1,
             )
             continue
-        if kind.name == "conversation-handoff" and folder in at_base:
+        if kind.next_name is not None and folder in at_base:
             want = expected.get(folder, at_base[folder][0][0] + 1)
             if key[0] != want:
                 yield NUMBERING.at(
                     c.display(path),
                     f"new handoff {name} does not continue the numbering of {c.base_name}: "
-                    f"the next handoff is H-{want:03d}",
+                    f"the next handoff is {kind.next_name(want)}",
                     line=1,
                     column=1,
                 )

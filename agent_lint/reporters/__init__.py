@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_lint.linter import LintResult
 from agent_lint.reporters import github, json_format, sarif, text
+from agent_lint.result import LintResult
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.escaping import workflow
 from agent_lint.escaping.terminal import visible
-from agent_lint.linter import LintResult
 from agent_lint.reporters.paths import workspace_path
+from agent_lint.result import LintResult
 
 #: GitHub shows at most this many error and this many warning annotations per step.
 PER_LEVEL_LIMIT = 10

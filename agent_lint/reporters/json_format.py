@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_lint.escaping import workflow
-from agent_lint.linter import LintResult
+from agent_lint.result import LintResult
 
 SCHEMA_VERSION = 1
 

@@ -9,8 +9,8 @@ from agent_lint import __version__, baseline
 from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.escaping import sarif as escape
 from agent_lint.escaping import workflow
-from agent_lint.linter import LintResult
 from agent_lint.reporters.paths import workspace_path
+from agent_lint.result import LintResult
 from agent_lint.validators import RULES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -1,4 +1,4 @@
-"""The GitHub job summary: findings by code and file, every finding, handoff chains.
+"""The GitHub job summary: findings by code and file, every finding, the profile's sections.
 
 Written as Markdown to ``--summary-file`` (the action passes
 ``$GITHUB_STEP_SUMMARY``). Text that comes from the linted repository is
@@ -11,69 +11,19 @@ what was left out.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from pathlib import Path
 
-from agent_lint.diagnostics import Diagnostic, Severity
-from agent_lint.escaping.markdown import code, mermaid_label
-from agent_lint.handoffs import Conversation
-from agent_lint.linter import LintResult
+from agent_lint.diagnostics import Diagnostic
+from agent_lint.escaping.markdown import code
 from agent_lint.reporters.paths import workspace_path
+from agent_lint.result import LintResult
 
 LIMIT_BYTES = 1024 * 1024 - 16 * 1024  # GitHub's limit, less room for other steps
-MAX_CHAINS = 20
 
 
 def size(text: str) -> int:
     """Bytes ``text`` takes in the summary file."""
     return len(text.encode("utf-8", errors="backslashreplace"))
-
-
-def chain(conversation: Conversation, broken: set[str]) -> str:
-    """A Mermaid flowchart: agents as nodes, handoffs as edges, broken ones in red."""
-    nodes: dict[str, str] = {}
-    lines = ["```mermaid", "flowchart LR"]
-    red = []
-
-    def node(agent: object) -> str:
-        name = str(agent) if agent else "(unknown)"
-        if name not in nodes:
-            nodes[name] = f"a{len(nodes)}"
-            lines.append(f'  {nodes[name]}["{mermaid_label(name)}"]')
-        return nodes[name]
-
-    edges = 0
-    previous_to = None
-    for handoff in conversation.ordered():
-        source = node(handoff.from_agent.get("agent_id"))
-        target = node(handoff.to_agent.get("agent_id"))
-        label = mermaid_label(handoff.id)
-        if previous_to is not None and previous_to != handoff.from_agent.get("agent_id"):
-            lines.append(f'  {node(previous_to)} -.->|"chain broken before {label}"| {source}')
-            red.append(edges)
-            edges += 1
-        lines.append(f'  {source} -->|"{label}"| {target}')
-        if handoff.path in broken:
-            red.append(edges)
-        edges += 1
-        previous_to = handoff.to_agent.get("agent_id")
-    for number in red:
-        lines.append(f"  linkStyle {number} stroke:#d1242f,stroke-width:3px")
-    lines.append("```")
-    return "\n".join(lines)
-
-
-def _conversations(result: LintResult) -> Iterable[Conversation]:
-    for index in result.indexes:
-        for name in sorted(index.conversations):
-            conversation = index.conversations[name]
-            if not conversation.handoffs:
-                continue
-            if result.changed is not None and not any(
-                path.startswith(conversation.folder + "/") for path in result.changed
-            ):
-                continue
-            yield conversation
 
 
 def _finding_row(d: Diagnostic, path: str) -> str:
@@ -113,17 +63,15 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
         counts = Counter((d.code, d.name, located(d.path)) for d in result.diagnostics)
         out += ["", "| code | rule | file | findings |", "|---|---|---|---|"]
         out += [f"| {c} | {n} | {code(p)} | {k} |" for (c, n, p), k in sorted(counts.items())]
-    broken = {d.path for d in result.diagnostics if d.severity is Severity.ERROR}
-    chains = []
-    for number, conversation in enumerate(_conversations(result)):
-        if number == MAX_CHAINS:
-            chains.append(f"\n({MAX_CHAINS} handoff chains shown; more conversations changed.)")
-            break
-        chains.append(
-            f"\n### Handoff chain of {code(conversation.name)}\n\n{chain(conversation, broken)}"
-        )
+    sections = [
+        block
+        for index in result.indexes
+        if index.profile is not None
+        for section in index.profile.summary
+        for block in section(result, index)
+    ]
     head = "\n".join(out)
-    tail = "\n".join(chains) + "\n"
+    tail = "\n".join(sections) + "\n"
     if not result.diagnostics:
         return head + "\n" + tail
     rows = ["", "<details><summary>Every finding</summary>", "",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.escaping.workflow import inert
-from agent_lint.linter import LintResult
+from agent_lint.result import LintResult
 from agent_lint.validators import RULES_BY_CODE
 
 _RESET = "\033[0m"

@@ -1,9 +1,11 @@
-"""Validator modules, one per family of checks, registered explicitly here.
+"""Validator modules, one per family of checks: the one layer that emits codes.
 
-``FILE_CHECKS`` run once per parsed file (a :class:`~agent_lint.index.FileContext`);
-``REPO_CHECKS`` run once per repository on the :class:`~agent_lint.index.RepoIndex`.
-Each :class:`Check` declares the codes it emits, so selection decides what runs.
-``RULES`` lists every rule of every family, in code order.
+A profile (:mod:`agent_lint.profile`) lists the checks that apply to it: file
+checks run once per parsed file (a :class:`~agent_lint.index.FileContext`),
+repo checks once per repository on the :class:`~agent_lint.index.RepoIndex`.
+``SHARED_FILE_CHECKS`` and ``SHARED_REPO_CHECKS`` are the ones every profile
+runs. Each :class:`Check` declares the codes it emits, so selection decides
+what runs. ``RULES`` lists every rule of every family, in code order.
 """
 
 from __future__ import annotations
@@ -55,51 +57,20 @@ def _codes(*rules: Rule) -> frozenset[str]:
 FileCheck = Check[FileContext]
 RepoCheck = Check[RepoIndex]
 
-FILE_CHECKS: tuple[FileCheck, ...] = (
+#: Checks every profile runs on each parsed record: its schema and its identity.
+SHARED_FILE_CHECKS: tuple[FileCheck, ...] = (
     Check(schema.check_schema, _codes(*schema.RULES)),
     Check(
         identity.check_identity,
         _codes(identity.INVALID_ID, identity.ID_NAME_MISMATCH, identity.INVALID_FILE_NAME),
     ),
-    Check(
-        states.check_states,
-        _codes(
-            states.UNRESOLVED_DECISION,
-            states.INVALID_SELECTED_OPTION,
-            states.MILESTONE_CYCLE,
-            states.MEMORY_FOLDER_MISMATCH,
-            states.TIMESTAMP_ORDER,
-        ),
-    ),
 )
-REPO_CHECKS: tuple[RepoCheck, ...] = (
+#: Checks every profile runs on the index: unique ids, references, paths, index files.
+SHARED_REPO_CHECKS: tuple[RepoCheck, ...] = (
     Check(identity.check_unique_ids, _codes(identity.DUPLICATE_ID)),
-    Check(identity.check_conversation_folders, _codes(identity.MISSING_META)),
     Check(references.check_references, _codes(references.DANGLING_REFERENCE)),
     Check(references.check_paths, _codes(references.MISSING_PATH, references.UNSAFE_PATH)),
-    Check(references.check_relations, _codes(references.RELATIONS_MISMATCH)),
     Check(indexes.check_indexes, _codes(*indexes.RULES, schema.MISSING_FIELD)),
-    Check(states.check_supersession, _codes(states.SUPERSESSION_CYCLE)),
-    Check(notes.check_notes, _codes(*notes.RULES, references.UNSAFE_PATH)),
-    Check(
-        ordering.check_conversations,
-        _codes(*ordering.RULES)
-        - _codes(
-            ordering.HANDOFF_TIME_MISMATCH,
-            ordering.DUPLICATE_HANDOFF_TIME,
-            ordering.MISSION_MISMATCH,
-        ),
-    ),
-    Check(
-        ordering.check_timed_handoffs,
-        _codes(
-            ordering.HANDOFF_TIME_MISMATCH,
-            ordering.DUPLICATE_HANDOFF_TIME,
-            ordering.MISSION_MISMATCH,
-            ordering.MISSING_NOTE,
-        ),
-    ),
-    Check(agreement.check_agreement, _codes(*agreement.RULES)),
 )
 
 _FAMILIES = (

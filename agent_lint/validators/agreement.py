@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
-from agent_lint.handoffs import Conversation, file_name
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import clip, dumps
+from agent_lint.profiles.cortex.facts import facts_of
+from agent_lint.profiles.cortex.handoffs import Conversation, file_name
 
 CHECKSUM_MISMATCH = Rule(
     "AL501",
@@ -173,8 +174,9 @@ def _meta(conversation: Conversation) -> Iterator[Diagnostic]:
 
 def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
     """Handoff checksums, state.json and meta.json agree with the latest handoff."""
-    for name in sorted(index.conversations):
-        conversation = index.conversations[name]
+    conversations = facts_of(index).conversations
+    for name in sorted(conversations):
+        conversation = conversations[name]
         yield from _handoff_checksums(conversation)
         yield from _state(conversation)
         yield from _meta(conversation)

@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from agent_lint.diagnostics import Diagnostic, Rule
-from agent_lint.handoffs import turn_number
 from agent_lint.index import FileContext, Identity, RepoIndex
 from agent_lint.jsontext import INTEGER, clip, quote
-from agent_lint.kinds import KINDS, Kind, NameRule, classify, shown
+from agent_lint.kinds import Kind, NameRule, shown
+from agent_lint.profile import Profile
+from agent_lint.profiles.cortex.facts import facts_of
+from agent_lint.profiles.cortex.handoffs import turn_number
 
 INVALID_ID = Rule(
     "AL201",
@@ -174,6 +176,8 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
     if not isinstance(ctx.data, dict) or kind.id_field is None:
         return
     value = ctx.data.get(kind.id_field)
+    if kind.integer_id and isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # an integer id is named in decimal
     if isinstance(value, str):
         mismatch = _name_mismatch(ctx, value)
         if kind.id_pattern and not kind.id_pattern.match(value):
@@ -229,7 +233,7 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
 _PREFIXES = ("WP", "IM", "MEM", "MS", "D", "M", "C", "H", "R", "S")
 
 
-def _renamings(relpath: str, data: object) -> Iterator[str]:
+def _renamings(profile: Profile, relpath: str, data: object) -> Iterator[str]:
     """Names a misnamed record file may have been meant to have, closest first."""
     folder, _, name = relpath.rpartition("/")
     stem, dot, ext = name.rpartition(".")
@@ -241,7 +245,7 @@ def _renamings(relpath: str, data: object) -> Iterator[str]:
     if dash and head.upper() in _PREFIXES and head != head.upper():
         stems.append(f"{head.upper()}-{rest}")
     if isinstance(data, dict):
-        for kind in KINDS:
+        for kind in profile.kinds:
             value = data.get(kind.id_field) if kind.id_field else None
             if isinstance(value, str) and value and "/" not in value and value not in stems:
                 stems.append(value)
@@ -255,30 +259,32 @@ def _renamings(relpath: str, data: object) -> Iterator[str]:
                 yield f"{where}/{candidate}.{extension}"
 
 
-def resemblance(relpath: str, data: object) -> tuple[Kind, str] | None:
+def resemblance(profile: Profile, relpath: str, data: object) -> tuple[Kind, str] | None:
     """The record kind a misnamed file resembles and the path it should have."""
-    for candidate in _renamings(relpath, data):
+    for candidate in _renamings(profile, relpath, data):
         if candidate == relpath:
             continue
-        match = classify(candidate)
+        match = profile.classify(candidate)
         if match is not None and match.kind.id_field and match.kind.example:
             return match.kind, candidate
     return None
 
 
-def _carried_id(relpath: str, data: object) -> tuple[Kind, str] | None:
+def _carried_id(profile: Profile, relpath: str, data: object) -> tuple[Kind, str] | None:
     """The kind of this folder whose id field the file carries, with the id."""
     if not isinstance(data, dict):
         return None
     top = relpath.split("/", 1)[0]
-    for kind in KINDS:
+    for kind in profile.kinds:
         value = data.get(kind.id_field) if kind.id_field else None
         if kind.example.startswith(f"{top}/") and isinstance(value, str):
             return kind, value
     return None
 
 
-def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagnostic]:
+def check_unclassified(
+    profile: Profile, path: str, relpath: str, data: object
+) -> Iterator[Diagnostic]:
     """A data file in a record folder that matches no kind (AL205).
 
     ``path`` is repository-relative, ``relpath`` relative to the agent dir;
@@ -287,7 +293,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
     """
     prefix = path[: len(path) - len(relpath)]
     name = PurePosixPath(path).name
-    found = resemblance(relpath, data)
+    found = resemblance(profile, relpath, data)
     if found is not None:
         kind, candidate = found
         yield UNCLASSIFIED_FILE.at(
@@ -299,7 +305,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
             key=candidate,
         )
         return
-    carried = _carried_id(relpath, data)
+    carried = _carried_id(profile, relpath, data)
     if carried is not None:
         kind, value = carried
         yield UNCLASSIFIED_FILE.at(
@@ -312,7 +318,7 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
         )
         return
     top = relpath.split("/", 1)[0]
-    names = sorted({kind.example for kind in KINDS if kind.example.startswith(f"{top}/")})
+    names = sorted({kind.example for kind in profile.kinds if kind.example.startswith(f"{top}/")})
     expected = ", ".join(f"{prefix}{example}" for example in names) or "record files"
     yield UNCLASSIFIED_FILE.at(
         path,
@@ -324,8 +330,9 @@ def check_unclassified(path: str, relpath: str, data: object) -> Iterator[Diagno
 
 def check_conversation_folders(index: RepoIndex) -> Iterator[Diagnostic]:
     """Every conversation folder with handoffs or turns has a meta.json (AL206)."""
-    for name in sorted(index.conversations):
-        conversation = index.conversations[name]
+    conversations = facts_of(index).conversations
+    for name in sorted(conversations):
+        conversation = conversations[name]
         if conversation.meta_path is not None:
             continue
         files = sorted(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import replace
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
 from agent_lint.jsontext import clip, quote
-from agent_lint.kinds import INDEX_OF, KINDS_BY_NAME
+from agent_lint.profile import Profile
 from agent_lint.validators.references import Absent
 from agent_lint.validators.schema import MISSING_FIELD
 
@@ -86,16 +87,24 @@ def _strict_fields(entries: list[IndexEntry]) -> Iterator[Diagnostic]:
 
 def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
     """Index entries resolve, agree with their records, and list every record once."""
+    assert index.profile is not None
+    profile = index.profile
     records: dict[str, ListedRecord] = {record.path: record for record in index.listed}
+    # An index keyed by id names its records by their file or folder name.
+    by_name = {(record.kind, record.stem): record.path for record in index.listed}
     listed: dict[str, set[str]] = defaultdict(set)
     absent = Absent()
     if index.config.strict:
         yield from _strict_fields(index.index_entries)
     for entry in index.index_entries:
+        title = profile.kind(entry.record_kind).title
         if entry.record_path is None:
-            continue
+            keyed = by_name.get((entry.record_kind, entry.id or ""))
+            if keyed is None or not _keyed(profile, entry):
+                continue
+            entry = replace(entry, record_path=keyed)
+        assert entry.record_path is not None
         target = posixpath.normpath(entry.record_path)
-        title = KINDS_BY_NAME[entry.record_kind].title
         index.lookups += 1
         if target in listed[entry.path]:
             yield DUPLICATE_ENTRY.at(
@@ -148,7 +157,8 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
         index_path = index.index_files.get(record.kind)
         if index_path is None or record.path in listed[index_path]:
             continue
-        spec = INDEX_OF[record.kind].index
+        listing = profile.index_of(record.kind)
+        spec = listing.index if listing is not None else None
         assert spec is not None
         if (
             not spec.maintained
@@ -160,5 +170,11 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
         yield NOT_INDEXED.at(
             index_path,
             f"{record.path}{named} is not listed in this index",
-            pointer=f"/{spec.array}",
+            pointer=f"/{spec.array}" if spec.array else "",
         )
+
+
+def _keyed(profile: Profile, entry: IndexEntry) -> bool:
+    """Whether ``entry`` belongs to an index that is an object keyed by id."""
+    listing = profile.index_of(entry.record_kind)
+    return listing is not None and listing.index is not None and not listing.index.array

@@ -15,7 +15,6 @@ from agent_lint.fileio import NotRead
 from agent_lint.filesystem import DISK, FileSystem
 from agent_lint.index import NoteFacts, RepoIndex, slug_stems
 from agent_lint.jsontext import clip, quote
-from agent_lint.kinds import NAMESPACES
 from agent_lint.markdown import Token, scan
 from agent_lint.validators.references import (
     Absent,
@@ -334,7 +333,7 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
                 mention,
             )
             if index.config.partial and not scope:
-                folder = posixpath.join(index.agent_prefix, NAMESPACES[namespace].folder)
+                folder = posixpath.join(index.agent_prefix, index.namespaces[namespace].folder)
                 absent.add(folder, mention.text, finding)
                 continue
             found.append(finding)

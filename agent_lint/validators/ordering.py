@@ -8,9 +8,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
-from agent_lint.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
+from agent_lint.profiles.cortex.facts import facts_of
+from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.schemas import parse_timestamp
 
 HANDOFF_SEQUENCE = Rule(
@@ -421,8 +422,9 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
 
 def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
     """Handoff and turn ordering, chain continuity, meta.json mirrors, resume marker."""
-    for name in sorted(index.conversations):
-        conversation = index.conversations[name]
+    conversations = facts_of(index).conversations
+    for name in sorted(conversations):
+        conversation = conversations[name]
         turn = conversation.latest_turn()
         yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(
@@ -455,7 +457,8 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     The name's time may be ``produced_at``'s local time as written (any UTC
     offset) or its UTC time; ``strict = true`` accepts only UTC.
     """
-    for path, mission, mission_id in index.mission_bindings:
+    cortex = facts_of(index)
+    for path, mission, mission_id in cortex.mission_bindings:
         if isinstance(mission_id, str) and mission_id != mission:
             yield MISSION_MISMATCH.at(
                 path,
@@ -463,7 +466,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
                 pointer="/mission_id",
             )
     by_time: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for handoff in sorted(index.timed_handoffs, key=lambda h: h.path):
+    for handoff in sorted(cortex.timed_handoffs, key=lambda h: h.path):
         if not _note_of(index, handoff.path):
             stem = file_name(handoff.path).removesuffix(".json")
             yield MISSING_NOTE.at(

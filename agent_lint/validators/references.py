@@ -22,7 +22,7 @@ from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
 from agent_lint.index import PathReference, RepoIndex
 from agent_lint.jsontext import clip, quote
-from agent_lint.kinds import NAMESPACES
+from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.suggest import Suggester
 from agent_lint.validators.files import LIMIT_EXCEEDED
 
@@ -123,7 +123,8 @@ class Resolver:
         A folder that holds no record (the runtime ships ``tasks/`` with only an
         index and schemas) does not count.
         """
-        if namespace in ("milestone", "conversation-handoff"):
+        known = self.index.namespaces.get(namespace)
+        if known is not None and known.within:
             return True
         return namespace in self.present
 
@@ -177,28 +178,37 @@ def _other_number(a: str, b: str) -> bool:
     return all(x in _DIGITS and y in _DIGITS for x, y in zip(a, b, strict=True) if x != y)
 
 
+@dataclass
+class Lookups:
+    """What the reference checks build once per run and share (a typed store of the index)."""
+
+    resolver: Resolver | None = None
+    paths: PathChecker | None = None
+    folders: dict[str, list[str]] | None = None
+
+
 def resolver_of(index: RepoIndex) -> Resolver:
     """The repository's :class:`Resolver`, built once and shared by the checks."""
-    if "resolver" not in index.shared:
-        index.shared["resolver"] = Resolver(index)
-    resolver: Resolver = index.shared["resolver"]
-    return resolver
+    lookups = index.store(Lookups)
+    if lookups.resolver is None:
+        lookups.resolver = Resolver(index)
+    return lookups.resolver
 
 
 def path_checker_of(index: RepoIndex) -> PathChecker:
     """The repository's :class:`PathChecker`, built once and shared by the checks."""
-    if "paths" not in index.shared:
-        index.shared["paths"] = PathChecker(index)
-    checker: PathChecker = index.shared["paths"]
-    return checker
+    lookups = index.store(Lookups)
+    if lookups.paths is None:
+        lookups.paths = PathChecker(index)
+    return lookups.paths
 
 
-def _where(namespace: str, scope: str) -> str:
-    if namespace == "conversation-handoff":
-        return f" in conversation {scope}"
-    if namespace == "milestone":
-        return " in this mission"
-    return ""
+def _where(index: RepoIndex, namespace: str, scope: str) -> str:
+    """Where a scoped id was looked for (`` in conversation C-1``), from the namespace."""
+    known = index.namespaces.get(namespace)
+    if known is None or not known.within:
+        return ""
+    return " " + known.within.format(scope=scope)
 
 
 class Absent:
@@ -245,11 +255,11 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
     for ref in index.references:
         if resolver.exists(ref.namespace, ref.scope, ref.value):
             continue
-        title = NAMESPACES[ref.namespace].title
+        title = index.namespaces[ref.namespace].title
         if not resolver.keeps_records(ref.namespace):
             if not index.config.strict_references:
                 continue
-            folder = posixpath.join(index.agent_prefix, NAMESPACES[ref.namespace].folder)
+            folder = posixpath.join(index.agent_prefix, index.namespaces[ref.namespace].folder)
             yield DANGLING_REFERENCE.at(
                 ref.path,
                 f"{ref.field} {quote(ref.value)} names a {title}, but the repository keeps no "
@@ -261,11 +271,11 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
         finding = DANGLING_REFERENCE.at(
             ref.path,
             f"{ref.field} {quote(ref.value)} does not name an existing {title}"
-            f"{_where(ref.namespace, ref.scope)}{hint}",
+            f"{_where(index, ref.namespace, ref.scope)}{hint}",
             pointer=ref.pointer,
         )
         if index.config.partial and ref.scope == "":
-            folder = posixpath.join(index.agent_prefix, NAMESPACES[ref.namespace].folder)
+            folder = posixpath.join(index.agent_prefix, index.namespaces[ref.namespace].folder)
             absent.add(folder, ref.value, finding)
         else:
             yield finding
@@ -426,15 +436,16 @@ def elsewhere(index: RepoIndex, path: str) -> str | None:
     same = sorted(p for p in index.file_names.get(name, ()) if p != path)
     if same:
         return same[0]
-    if "folders" not in index.shared:
+    lookups = index.store(Lookups)
+    if lookups.folders is None:
         folders: dict[str, list[str]] = defaultdict(list)
         for candidates in index.file_names.values():
             for candidate in candidates:
                 folders[posixpath.dirname(candidate)].append(posixpath.basename(candidate))
-        index.shared["folders"] = folders
+        lookups.folders = folders
     siblings = [
         sibling
-        for sibling in index.shared["folders"].get(posixpath.dirname(path), [])
+        for sibling in lookups.folders.get(posixpath.dirname(path), [])
         if not _other_number(sibling, name)  # D-002.json is another record, not a typo
     ]
     close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
@@ -553,11 +564,12 @@ def _ids(values: object) -> set[str]:
 
 def check_relations(index: RepoIndex) -> Iterator[Diagnostic]:
     """relations.yaml equals meta.json ``relations`` as sets (AL316)."""
-    for conversation in sorted(index.relations):
-        sides = index.relations[conversation]
+    cortex = facts_of(index)
+    for conversation in sorted(cortex.relations):
+        sides = cortex.relations[conversation]
         if "yaml" not in sides:
             continue
-        facts = index.conversations.get(conversation)
+        facts = cortex.conversations.get(conversation)
         if "meta" not in sides and facts is not None and facts.meta_path is not None:
             continue  # meta.json is there but was not read or did not parse: that is its finding
         yaml_path, yaml_data = sides["yaml"]

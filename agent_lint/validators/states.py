@@ -10,6 +10,7 @@ from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.positions import escape_token
+from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.schemas import parse_timestamp
 
 UNRESOLVED_DECISION = Rule(
@@ -240,9 +241,10 @@ def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
 
 def check_supersession(index: RepoIndex) -> Iterator[Diagnostic]:
     """Supersession links between decisions have no cycle (AL310)."""
-    edges = {own: [successor] for own, (successor, _, _) in index.successors.items()}
+    successors = facts_of(index).successors
+    edges = {own: [successor] for own, (successor, _, _) in successors.items()}
     for cycle in find_cycles(edges):
-        _, path, pointer = index.successors[cycle[0]]
+        _, path, pointer = successors[cycle[0]]
         yield SUPERSESSION_CYCLE.at(
             path,
             "supersession cycle: " + " -> ".join([*cycle, cycle[0]]),

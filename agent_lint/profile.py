@@ -1,0 +1,224 @@
+"""A profile: one layout of agent state in files, as a value the engine is given.
+
+The engine (discovery, loading, the lint pass, the index, the gate, the
+reporters) knows no layout by name. Everything that makes a layout what it is
+lives in one :class:`Profile`: how its store is recognised (markers), its
+record kinds and id namespaces, the folders that hold records, the checks and
+fixers that apply, what the job summary shows for it, and its pre-commit
+hooks. Built-in profiles are registered in :mod:`agent_lint.profiles`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_lint.diagnostics import Rule
+from agent_lint.kinds import Format, Kind, Match, Namespace
+
+if TYPE_CHECKING:
+    from agent_lint.fixer import Blocked, Edit
+    from agent_lint.index import FileContext, RepoIndex
+    from agent_lint.result import LintResult
+    from agent_lint.validators import FileCheck, RepoCheck
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A place where a profile's store may sit, and what must be found there.
+
+    ``store`` is the store's folder relative to the folder searched (``""``:
+    that folder itself). Entries are relative to the store; a name ending in
+    ``/`` is a folder, any other a file. Every ``all_of`` entry must exist, at
+    least one ``any_of`` entry (when there are any), and no ``none_of`` entry.
+    A marker with no entries asks only that the store folder exists.
+    """
+
+    store: str
+    all_of: tuple[str, ...] = ()
+    any_of: tuple[str, ...] = ()
+    none_of: tuple[str, ...] = ()
+
+    def holds_in(self, store: Path) -> bool:
+        """Whether ``store`` (an existing folder or not) satisfies this marker."""
+        if not store.is_dir():
+            return False
+        if not all(_exists(store, entry) for entry in self.all_of):
+            return False
+        if self.any_of and not any(_exists(store, entry) for entry in self.any_of):
+            return False
+        return not any(_exists(store, entry) for entry in self.none_of)
+
+    def describe(self) -> str:
+        """The marker in words, for messages: ``.astrion/ with state.json and conversations/``."""
+        where = f"{self.store}/" if self.store else "a folder"
+        parts = []
+        if self.all_of:
+            parts.append("with " + " and ".join(self.all_of))
+        if self.any_of:
+            parts.append("holding one of " + ", ".join(self.any_of))
+        if self.none_of:
+            parts.append("without " + ", ".join(self.none_of))
+        return " ".join([where, *parts])
+
+
+def _exists(store: Path, entry: str) -> bool:
+    if entry.endswith("/"):
+        return (store / entry.rstrip("/")).is_dir()
+    return (store / entry).is_file()
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A pre-commit hook of the profile: its id and the ``files`` pattern it runs on."""
+
+    id: str
+    files: str
+
+
+class Collector(Protocol):
+    """Gathers a profile's own facts in the one pass, beside the checks that use them.
+
+    ``present`` and ``collect`` are pure: they see one file and return small
+    frozen facts; ``merge`` adds a fact to the collector's typed store on the
+    index (``index.store(collector.store)``), which repo-wide checks read.
+    """
+
+    @property
+    def store(self) -> type[Any]:
+        """The type of the store this collector fills (created empty per run)."""
+        ...
+
+    def present(self, path: str, relpath: str, match: Match, parsed: bool) -> Iterable[object]:
+        """Facts from a classified file's path alone (read or not); ``relpath`` is in the store."""
+        ...
+
+    def collect(self, ctx: FileContext, clean: bool) -> Iterable[object]:
+        """Facts from a parsed record; ``clean`` when it has no error of its own."""
+        ...
+
+    def merge(self, store: Any, fact: object) -> None:
+        """Add one fact to the store."""
+        ...
+
+
+#: Plans what ``--fix`` writes for a profile: edits, and writes it cannot make.
+Fixer = Callable[["RepoIndex", bool], tuple[list["Edit"], list["Blocked"]]]
+#: Renders the profile's own sections of the job summary (Markdown blocks).
+SummarySection = Callable[["LintResult", "RepoIndex"], Iterable[str]]
+#: Whether one classified file shows that the store keeps this profile's state.
+Signature = Callable[[Match, str, Any], bool]
+
+
+def _always(match: Match, relpath: str, data: Any) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One layout of agent state in files.
+
+    ``kinds`` are matched in order against paths relative to the store.
+    ``record_folders`` are the top-level folders of the store that hold
+    records: a data file under one of them that matches no kind is reported
+    (AL205), and a path under one of them names the whole store. ``named_groups``
+    maps a path group to the namespace whose record its folder names (a
+    mission folder names a mission even without ``mission.json``).
+    ``signature`` tells whether a file shows the profile's state; a store with
+    no such file is another design and gets one notice. ``rules`` are codes the
+    profile defines beyond the shared families of :mod:`agent_lint.validators`.
+    ``walk_folders``, when given, are the only folders of the store that are
+    walked (a store that is the whole repository keeps its records in a few).
+    Record folders may be nested (``.pi/pbot``). ``unread_reasons`` say why
+    files under a path prefix are not read (for ``--show-files``).
+    """
+
+    name: str
+    title: str
+    description: str
+    markers: tuple[Marker, ...]
+    kinds: tuple[Kind, ...]
+    namespaces: Mapping[str, Namespace]
+    record_folders: frozenset[str]
+    schema_folder: str
+    file_checks: tuple[FileCheck, ...] = ()
+    repo_checks: tuple[RepoCheck, ...] = ()
+    collectors: tuple[Collector, ...] = ()
+    fixers: tuple[Fixer, ...] = ()
+    summary: tuple[SummarySection, ...] = ()
+    hooks: tuple[Hook, ...] = ()
+    support_files: tuple[tuple[re.Pattern[str], str], ...] = ()
+    named_groups: Mapping[str, str] = field(default_factory=dict)
+    signature: Signature = _always
+    rules: tuple[Rule, ...] = ()
+    data_suffixes: tuple[str, ...] = (".json", ".yaml", ".yml")
+    walk_folders: tuple[str, ...] = ()
+    unread_reasons: tuple[tuple[str, str], ...] = ()
+
+    def kind(self, name: str) -> Kind:
+        """The kind called ``name`` (KeyError when the profile has none)."""
+        for kind in self.kinds:
+            if kind.name == name:
+                return kind
+        raise KeyError(name)
+
+    def index_of(self, record_kind: str) -> Kind | None:
+        """The index kind that lists records of ``record_kind``, if any."""
+        for kind in self.kinds:
+            if kind.index is not None and kind.index.kind == record_kind:
+                return kind
+        return None
+
+    def support_file(self, relpath: str) -> str | None:
+        """Why the file at ``relpath`` is not a record although it sits among them, if so."""
+        name = relpath.rsplit("/", 1)[-1]
+        for pattern, reason in self.support_files:
+            if pattern.fullmatch(name):
+                return reason
+        return None
+
+    def classify(self, relpath: str) -> Match | None:
+        """The kind of the file at ``relpath`` (relative to the store), or None."""
+        if relpath.endswith(".json") and self.support_file(relpath):
+            return None
+        for kind in self.kinds:
+            m = kind.path.match(relpath)
+            if m:
+                return Match(kind, {k: v for k, v in m.groupdict().items() if v is not None})
+        return None
+
+    def in_record_folder(self, relpath: str) -> bool:
+        """True when ``relpath`` lies under one of the record folders."""
+        if "/" not in relpath:
+            return False
+        if relpath.split("/", 1)[0] in self.record_folders:
+            return True
+        return any(relpath.startswith(f"{folder}/") for folder in self._nested_folders)
+
+    @property
+    def _nested_folders(self) -> tuple[str, ...]:
+        return tuple(folder for folder in self.record_folders if "/" in folder)
+
+    def is_data_file(self, relpath: str) -> bool:
+        """True for an unclassified JSON/YAML file under a record folder."""
+        return (
+            self.in_record_folder(relpath)
+            and relpath.lower().endswith(self.data_suffixes)
+            and self.support_file(relpath) is None
+        )
+
+    def data_format(self, relpath: str) -> Format:
+        """How an unclassified data file is parsed, by its suffix."""
+        return Format.YAML if relpath.lower().endswith((".yaml", ".yml")) else Format.JSON
+
+    def where(self) -> str:
+        """Where the profile's store is looked for, in words (for messages)."""
+        return "; or ".join(marker.describe() for marker in self.markers)
+
+
+def rules_of(profiles: Sequence[Profile]) -> tuple[Rule, ...]:
+    """Every rule the given profiles define beyond the shared families."""
+    return tuple(rule for profile in profiles for rule in profile.rules)

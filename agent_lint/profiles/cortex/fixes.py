@@ -1,0 +1,112 @@
+"""``--fix`` for Cortex: ``handoffs/state.json`` from the latest handoff, ``meta.json`` mirrors.
+
+``state.json`` is derived, so ``--fix`` rewrites it; with ``--unsafe-fixes``
+the ``handoffs[]``, ``active_agent`` and ``state.checksum`` fields of
+``meta.json`` are edited in place to mirror the handoffs. Handoff files are
+never written: they are the agents' records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_lint.fixer import (
+    Blocked,
+    Edit,
+    edit_json_bytes,
+    read_derived,
+    render_state,
+    target_problem,
+)
+from agent_lint.index import RepoIndex
+from agent_lint.jsonedit import EditError
+from agent_lint.profiles.cortex.facts import facts_of
+from agent_lint.profiles.cortex.handoffs import Conversation
+
+_Plan = Edit | Blocked | None
+
+
+def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
+    derived = conversation.derived_state()
+    latest = conversation.latest()
+    if derived is None or latest is None:
+        return None
+    path = conversation.state_path or f"{conversation.folder}/handoffs/state.json"
+    resolves = (path, latest.path)
+    problem = target_problem(index.root, path)
+    if problem is not None:
+        return Blocked(path, problem, resolves)
+    try:
+        after = render_state(derived)
+    except (UnicodeEncodeError, TypeError, ValueError):
+        # Text that is not valid Unicode, or a number JSON output cannot hold exactly.
+        return Blocked(path, "the latest handoff holds a value that cannot be written", resolves)
+    try:
+        before = read_derived(index.root / path)
+    except OSError as exc:
+        return Blocked(path, f"it cannot be read ({exc})", resolves)
+    return None if before == after else Edit(index.root, path, before, after, resolves)
+
+
+def _meta_changes(conversation: Conversation) -> list[tuple[str, Any]]:
+    meta, latest = conversation.meta, conversation.latest()
+    if meta is None or latest is None or conversation.broken:
+        return []
+    changes: list[tuple[str, Any]] = []
+    mirrors = [h.entry() for h in conversation.ordered()]
+    entries = meta.get("handoffs")
+    if not isinstance(entries, list) or [
+        e.get("handoff_id") if isinstance(e, dict) else None for e in entries
+    ] != [m["handoff_id"] for m in mirrors]:
+        changes.append(("/handoffs", mirrors))
+    else:
+        for position, (entry, mirror) in enumerate(zip(entries, mirrors, strict=True)):
+            for key, value in mirror.items():
+                if entry.get(key) != value or key not in entry:
+                    changes.append((f"/handoffs/{position}/{key}", value))
+    if meta.get("active_agent") != latest.active_agent():
+        changes.append(("/active_agent", latest.active_agent()))
+    state = meta.get("state")
+    if isinstance(state, dict) and state.get("checksum") != latest.checksum:
+        changes.append(("/state/checksum", latest.checksum))
+    return changes
+
+
+def _meta_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
+    changes = _meta_changes(conversation)
+    path = conversation.meta_path
+    if not changes or path is None:
+        return None
+    resolves = (path,)
+    problem = target_problem(index.root, path)
+    if problem is not None:
+        return Blocked(path, problem, resolves)
+    try:
+        before = read_derived(index.root / path)
+    except OSError as exc:
+        return Blocked(path, f"it cannot be read ({exc})", resolves)
+    if before is None:
+        return None
+    try:
+        after = edit_json_bytes(before, changes)
+    except (EditError, UnicodeError, TypeError, ValueError) as exc:
+        return Blocked(path, f"it cannot be edited in place ({exc})", resolves)
+    return None if before == after else Edit(index.root, path, before, after, resolves)
+
+
+def plan_state_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
+    """State files to regenerate (and ``meta.json`` mirrors when ``unsafe``), or why not."""
+    edits: list[Edit] = []
+    blocked: list[Blocked] = []
+    conversations = facts_of(index).conversations
+    for name in sorted(conversations):
+        conversation = conversations[name]
+        planned = [_state_edit(index, conversation)]
+        if unsafe:
+            planned.append(_meta_edit(index, conversation))
+        for item in planned:
+            if isinstance(item, Edit):
+                edits.append(item)
+            elif isinstance(item, Blocked):
+                blocked.append(item)
+    return edits, blocked

@@ -1,0 +1,136 @@
+"""The Cortex profile value: markers, kinds, checks, collectors, fixer, summary and hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_lint.kinds import Match
+from agent_lint.profile import Hook, Marker, Profile
+from agent_lint.profiles.cortex.facts import CortexCollector
+from agent_lint.profiles.cortex.fixes import plan_state_files
+from agent_lint.profiles.cortex.kinds import (
+    KINDS,
+    KINDS_BY_NAME,
+    NAMESPACES,
+    RECORD_FOLDERS,
+    SUPPORT_FILES,
+)
+from agent_lint.profiles.cortex.summary import handoff_chains
+from agent_lint.validators import (
+    SHARED_FILE_CHECKS,
+    SHARED_REPO_CHECKS,
+    Check,
+    agreement,
+    identity,
+    notes,
+    ordering,
+    references,
+    states,
+)
+
+_CONVERSATION = KINDS_BY_NAME["conversation"].id_pattern
+_MISSION = KINDS_BY_NAME["mission"].id_pattern
+
+
+def holds_cortex_state(match: Match, relpath: str, data: Any) -> bool:
+    """Whether a file shows that the agent dir keeps Cortex agent state.
+
+    A record named with its kind's id prefix (``D-…``, ``WP-…``, a ``C-…``
+    conversation folder), a parsed record that carries its kind's id field or
+    index array, or a Mission Lite plan in an ``M-…`` folder.
+    """
+    assert _CONVERSATION is not None and _MISSION is not None
+    kind = match.kind
+    name = match.groups.get(kind.folder or "stem", "")
+    if kind.id_pattern is not None and kind.id_pattern.match(name):
+        return True
+    if _CONVERSATION.match(match.groups.get("conversation", "")):
+        return True
+    if kind.name == "mission-note":
+        mission = match.groups.get("mission", "")
+        return _MISSION.match(mission) is not None and relpath.endswith(
+            f"/{mission}/mission-plan.md"
+        )
+    if not isinstance(data, dict):
+        return False
+    keys = (kind.id_field, kind.index.array if kind.index else None)
+    return any(key in data for key in keys if key)
+
+
+def _codes(*rules: Any) -> frozenset[str]:
+    return frozenset(rule.code for rule in rules)
+
+
+PROFILE = Profile(
+    name="cortex",
+    title="Cortex",
+    description="the .agent/ directory of Cortex-style agents: conversations, handoffs, "
+    "decisions, missions, …",
+    markers=(
+        Marker(".agent"),
+        Marker(
+            "",
+            any_of=tuple(f"{folder}/" for folder in sorted(RECORD_FOLDERS)),
+            none_of=("state.json",),
+        ),
+    ),
+    kinds=KINDS,
+    namespaces=NAMESPACES,
+    record_folders=RECORD_FOLDERS,
+    schema_folder="cortex",
+    file_checks=(
+        *SHARED_FILE_CHECKS,
+        Check(
+            states.check_states,
+            _codes(
+                states.UNRESOLVED_DECISION,
+                states.INVALID_SELECTED_OPTION,
+                states.MILESTONE_CYCLE,
+                states.MEMORY_FOLDER_MISMATCH,
+                states.TIMESTAMP_ORDER,
+            ),
+        ),
+    ),
+    repo_checks=(
+        SHARED_REPO_CHECKS[0],
+        Check(identity.check_conversation_folders, _codes(identity.MISSING_META)),
+        *SHARED_REPO_CHECKS[1:3],
+        Check(references.check_relations, _codes(references.RELATIONS_MISMATCH)),
+        SHARED_REPO_CHECKS[3],
+        Check(states.check_supersession, _codes(states.SUPERSESSION_CYCLE)),
+        Check(notes.check_notes, _codes(*notes.RULES, references.UNSAFE_PATH)),
+        Check(
+            ordering.check_conversations,
+            _codes(*ordering.RULES)
+            - _codes(
+                ordering.HANDOFF_TIME_MISMATCH,
+                ordering.DUPLICATE_HANDOFF_TIME,
+                ordering.MISSION_MISMATCH,
+            ),
+        ),
+        Check(
+            ordering.check_timed_handoffs,
+            _codes(
+                ordering.HANDOFF_TIME_MISMATCH,
+                ordering.DUPLICATE_HANDOFF_TIME,
+                ordering.MISSION_MISMATCH,
+                ordering.MISSING_NOTE,
+            ),
+        ),
+        Check(agreement.check_agreement, _codes(*agreement.RULES)),
+    ),
+    collectors=(CortexCollector(),),
+    fixers=(plan_state_files,),
+    summary=(handoff_chains,),
+    hooks=(
+        Hook("agent-lint", r"^\.agent/"),
+        Hook("agent-lint-handoffs", r"^\.agent/"),
+        Hook("agent-lint-fix", r"^\.agent/"),
+    ),
+    support_files=SUPPORT_FILES,
+    named_groups={"mission": "mission"},
+    signature=holds_cortex_state,
+    unread_reasons=(
+        ("artifacts/", "not read: an artifact (only artifacts/<id>/state.json is a record)"),
+    ),
+)

@@ -1,0 +1,52 @@
+"""Selection: which codes a run reports, for which files, at which severity.
+
+``select`` and ``ignore`` take codes, prefixes or rule names; the longest
+matching prefix wins (ties ignore), as in flake8 and ruff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatch
+
+from agent_lint.config import Config
+from agent_lint.diagnostics import Diagnostic, Severity
+
+
+def _best_prefix(code: str, prefixes: Iterable[str]) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p.upper())), default=-1)
+
+
+def is_selected(code: str, config: Config, path: str) -> bool:
+    """Longest matching prefix wins between ``select`` and ``ignore`` (ties ignore)."""
+    ignored = list(config.ignore)
+    for pattern, codes in config.per_file_ignores:
+        if fnmatch(path, pattern):
+            ignored.extend(codes)
+    return _best_prefix(code, config.select) > _best_prefix(code, ignored)
+
+
+def is_enabled(code: str, config: Config) -> bool:
+    """Whether ``code`` can be reported for any file (``per-file-ignores`` only narrow it)."""
+    return _best_prefix(code, config.select) > _best_prefix(code, config.ignore)
+
+
+def _severity(code: str, config: Config) -> Severity | None:
+    best, level = -1, None
+    for prefix, severity in config.severity:
+        if code.startswith(prefix) and len(prefix) > best:
+            best, level = len(prefix), severity
+    return level
+
+
+def configured(diagnostic: Diagnostic, config: Config) -> Diagnostic | None:
+    """``diagnostic`` as the configuration reports it: None when deselected for its file.
+
+    ``[severity]`` overrides apply to errors and warnings; info summaries stay info.
+    """
+    if not is_selected(diagnostic.code, config, diagnostic.path):
+        return None
+    level = _severity(diagnostic.code, config)
+    if level and diagnostic.severity is not Severity.INFO:
+        return diagnostic.with_severity(level)
+    return diagnostic
