@@ -167,17 +167,22 @@ def find_target(
                 if marker.store and marker.holds_in(folder / marker.store):
                     inside.append(Target(root, root / marker.store, config, candidate))
                     break
-        if inside and not found:
-            return _one(inside, folder)
-        level = []  # the outermost folder whose record folder holds ``path`` wins
+        here, level = [], []  # the outermost folder whose record folder holds ``path`` wins
         for candidate in chosen:
             if not any(m.holds_in(folder) for m in candidate.markers if not m.store):
                 continue
             target = Target(root, root, config, candidate)
             if folder == start:
-                fallback.append(target)
+                here.append(target)
             elif candidate.in_record_folder(start.relative_to(folder).as_posix() + "/"):
                 level.append(target)
+        if inside and not found:
+            # A named store here wins over this folder being a store of the same profile;
+            # another profile whose markers hold here is a candidate too.
+            taken = {target.profile.name for target in inside if target.profile is not None}
+            others = [t for t in here if t.profile is not None and t.profile.name not in taken]
+            return _one([*inside, *others], folder)
+        fallback.extend(here)
         outer = level or outer
         if (folder / ".git").exists():
             break

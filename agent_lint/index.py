@@ -246,11 +246,10 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
     note = _note(ctx) if kind.format is Format.MARKDOWN else None
     if not isinstance(data, dict):
         return FileFacts(ctx.path, note=note)
-    scopes = {Scope.REPO: "", Scope.CONVERSATION: ctx.groups.get("conversation", "")}
     references = tuple(
         Reference(
             ref.namespace,
-            scopes.get(ref.scope, ctx.path),
+            _scope(ref.scope, ctx),
             value,
             ctx.path,
             pointer,
@@ -284,6 +283,15 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
         note=note,
         extra=extra,
     )
+
+
+def _scope(scope: Scope, ctx: FileContext) -> str:
+    """The scope value of a reference: none, the record itself, or a path group's value."""
+    if scope is Scope.REPO:
+        return ""
+    if scope is Scope.RECORD:
+        return ctx.path
+    return ctx.groups.get(scope.value, "")
 
 
 def _identities(ctx: FileContext) -> Iterator[Identity]:
@@ -384,7 +392,7 @@ def _note(ctx: FileContext) -> NoteFacts | None:
         return None
     return NoteFacts(
         ctx.path,
-        ctx.groups.get("conversation", ""),
+        ctx.groups.get(Scope.CONVERSATION.value, ""),
         scan(ctx.text),
         ctx.kind.history is History.APPEND_ONLY,
     )

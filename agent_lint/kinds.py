@@ -96,7 +96,12 @@ def spec(text: str) -> tuple[str, ...]:
 
 
 class Scope(str, enum.Enum):
-    """Where a referenced id must be found."""
+    """Where a referenced id must be found.
+
+    A scope other than the repository or the record is the value of the path
+    group of the same name (``conversation``: the referencing file's
+    ``(?P<conversation>…)`` folder).
+    """
 
     REPO = "repo"  # anywhere in the repository
     CONVERSATION = "conversation"  # in the referencing file's conversation

@@ -37,7 +37,13 @@ def readme_config() -> str:
 def test_the_readme_recommends_one_fixing_hook_and_the_gate():
     recommended = YAML(typ="safe").load(readme_config())["repos"][0]["hooks"]
     assert [hook["id"] for hook in recommended] == ["agent-lint", "agent-lint-handoffs"]
-    assert [hook["id"] for hook in HOOKS] == ["agent-lint", "agent-lint-handoffs", "agent-lint-fix"]
+    assert [hook["id"] for hook in HOOKS] == [
+        "agent-lint",
+        "agent-lint-handoffs",
+        "agent-lint-fix",
+        "agent-lint-astrion",
+        "agent-lint-personal-bot",
+    ]
     by_id = {hook["id"]: hook for hook in HOOKS}
     assert "--fix" in by_id["agent-lint"]["entry"].split()
     assert "AL6" not in by_id["agent-lint"]["entry"]  # the gate is the other hook's
@@ -47,8 +53,15 @@ def test_the_readme_recommends_one_fixing_hook_and_the_gate():
 
 
 def test_hook_manifest_settings():
+    from agent_lint.profiles import builtin
+
+    declared = {hook.id: (profile, hook) for profile in builtin() for hook in profile.hooks}
+    assert sorted(declared) == sorted(hook["id"] for hook in HOOKS)
     for hook in HOOKS:
-        assert hook["files"] == r"^\.agent/"
+        profile, declared_hook = declared[hook["id"]]
+        assert hook["files"] == declared_hook.files
+        if profile.name != "cortex":  # the Cortex profile is the one detected by default
+            assert f"--profile {profile.name}" in hook["entry"]
         assert hook["pass_filenames"] is False and hook["require_serial"] is True
         assert hook["language"] == "python" and hook["minimum_pre_commit_version"]
 

@@ -15,7 +15,7 @@ from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS
 
 _PBOT = r"(?:\.pi/agent/)?pbot"
-_AGENT = rf"{_PBOT}/subagents/(?P<agent>[^/]+)"
+_AGENT = rf"{_PBOT}/subagents/(?P<agent>[^/.][^/]*)"
 
 
 def _control(name: str, title: str, history: History = History.FREE) -> Kind:
