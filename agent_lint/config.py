@@ -6,6 +6,7 @@ bad value is a :class:`ConfigError` naming the key and the file.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -125,6 +126,63 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class UserReference:
+    """A reference field of a user-declared kind: its field spec and target namespace."""
+
+    field: str
+    target: str
+    where: str = dataclasses.field(compare=False)
+
+
+@dataclass(frozen=True)
+class UserKind:
+    """A record kind declared in the configuration (``[[kinds]]``), validated but not compiled.
+
+    ``where`` names the table in messages (``.agent-lint.toml: kinds[0]``);
+    :func:`agent_lint.profile.extend` turns it into a kind of the run's profile.
+    Two declarations are equal when they declare the same kind, wherever they
+    were read from and wherever their schema file is.
+    """
+
+    name: str
+    title: str
+    path: str
+    format: str
+    schema: Path | None = field(compare=False)
+    id_field: str | None
+    id_pattern: str | None
+    name_rule: str
+    namespace: str | None
+    scope: str | None
+    references: tuple[UserReference, ...]
+    history: str
+    where: str = field(compare=False)
+
+
+#: Every key of a ``[[kinds]]`` table, with what it takes (for messages).
+KIND_KEYS: dict[str, str] = {
+    "name": 'a kebab-case name such as "review" (required)',
+    "title": "the kind's name in messages",
+    "path": 'a pattern relative to the store, such as "reviews/{stem}.json" (required)',
+    "format": '"json", "yaml" or "markdown" (default: from the path\'s suffix)',
+    "schema": "a JSON Schema file, relative to the configuration file",
+    "id-field": "the field that holds the record's id",
+    "id-pattern": "a regular expression every id matches",
+    "name-rule": '"none", "stem", "slug" or "dir"',
+    "namespace": "the id space references point into (default: the kind's name)",
+    "scope": "a path group ({conversation}) that scopes id uniqueness",
+    "references": 'an array of { field = "a.b[]", target = "namespace" } tables',
+    "history": '"free", "append-only" or "write-once" (checked with --base)',
+}
+_KIND_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
+_FIELD_SPEC = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_-]*(?:\[\])*(?:\.[A-Za-z_][A-Za-z0-9_-]*(?:\[\])*)*\Z"
+)
+_GROUP = re.compile(r"\{([^{}]*)\}")
+_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown"}
+
+
+@dataclass(frozen=True)
 class Config:
     """Effective settings of one run."""
 
@@ -134,6 +192,7 @@ class Config:
     severity: tuple[tuple[str, Severity], ...] = ()
     agent_dir: str | None = None
     profile: str | None = None
+    kinds: tuple[UserKind, ...] = ()
     schema_dirs: tuple[Path, ...] = ()
     file_name_rule: str = "prefix"
     strict_references: bool = False
@@ -226,7 +285,7 @@ def validate_profile(name: object, where: str) -> str:
     )
 
 
-def _parse(table: Mapping[str, Any], source: Path) -> Config:
+def _parse(table: Mapping[str, Any], source: Path, files: bool = True) -> Config:
     config = Config(source=source)
     for key, value in table.items():
         if key == "select":
@@ -266,7 +325,9 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
                 )
             config = replace(config, agent_dir=value)
         elif key == "profile":
-            config = replace(config, profile=validate_profile(value, f"{source}: `profile`"))
+            config = replace(config, profile=_profile(value, source))
+        elif key == "kinds":
+            config = replace(config, kinds=_kinds(value, source, files))
         elif key == "schema-dirs":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{source}: `schema-dirs` must be a list of folder paths")
@@ -315,6 +376,156 @@ def _parse(table: Mapping[str, Any], source: Path) -> Config:
         else:
             raise ConfigError(f"{source}: unknown key `{clip(key)}` in agent-lint configuration")
     return config
+
+
+def _text(table: Mapping[str, Any], key: str, where: str, required: bool = False) -> str | None:
+    value = table.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}.{key}` must be {KIND_KEYS[key]}")
+    return value
+
+
+def _choice(table: Mapping[str, Any], key: str, where: str, choices: tuple[str, ...]) -> str:
+    value = table.get(key, choices[0])
+    if value not in choices:
+        allowed = ", ".join(f'"{choice}"' for choice in choices)
+        raise ConfigError(f"{where}.{key}` must be one of {allowed}, got {_given(value)}")
+    return str(value)
+
+
+def _kind_path(path: str, where: str) -> None:
+    """Check a kind's path pattern: relative, no ``..``, groups named once, as identifiers."""
+    if path.startswith("/") or "\\" in path or ".." in path.split("/") or "" in path.split("/"):
+        raise ConfigError(
+            f"{where}.path` must be a relative pattern inside the store such as "
+            f'"reviews/{{stem}}.json", got {_given(path)}'
+        )
+    groups = _GROUP.findall(path)
+    for group in groups:
+        if not group.isidentifier() or not group.isascii():
+            raise ConfigError(f"{where}.path` group {{{clip(group)}}} must be a name")
+    if len(set(groups)) != len(groups):
+        raise ConfigError(f"{where}.path` names a group twice")
+    if "{" in _GROUP.sub("", path) or "}" in _GROUP.sub("", path):
+        raise ConfigError(f"{where}.path` has an unmatched brace")
+
+
+def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}` must be a table")
+    for key in table:
+        if key not in KIND_KEYS:
+            close = difflib.get_close_matches(str(key), KIND_KEYS, n=1, cutoff=0.6)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            known = ", ".join(KIND_KEYS)
+            raise ConfigError(f"{where}` has unknown key `{clip(str(key))}` (known: {known}){hint}")
+    name = _text(table, "name", where, required=True)
+    assert name is not None
+    if not _KIND_NAME.match(name):
+        raise ConfigError(f"{where}.name` must be {KIND_KEYS['name']}, got {_given(name)}")
+    path = _text(table, "path", where, required=True)
+    assert path is not None
+    _kind_path(path, where)
+    suffix = "." + path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    fmt = table.get("format", _FORMATS.get(suffix))
+    if fmt not in ("json", "yaml", "markdown"):
+        raise ConfigError(f"{where}.format` must be {KIND_KEYS['format']}, got {_given(fmt)}")
+    schema = None
+    schema_text = _text(table, "schema", where)
+    if schema_text is not None and files:
+        schema = (source.parent / schema_text).resolve()
+        root = source.parent.resolve()
+        if root not in schema.parents:
+            raise ConfigError(f"{where}.schema` {_given(schema_text)} is outside the repository")
+        if not schema.is_file():
+            raise ConfigError(f"{where}.schema` {_given(schema_text)} is not a file")
+    id_field = _text(table, "id-field", where)
+    id_pattern = _text(table, "id-pattern", where)
+    if id_pattern is not None:
+        try:
+            re.compile(id_pattern)
+        except re.error as exc:
+            raise ConfigError(f"{where}.id-pattern` is not a regular expression: {exc}") from None
+    groups = _GROUP.findall(path)
+    default_rule = "stem" if id_field and "stem" in groups else "none"
+    name_rule = _choice(
+        {"name-rule": default_rule, **table}, "name-rule", where, ("none", "stem", "slug", "dir")
+    )
+    needs = {"stem": "stem", "slug": "stem", "dir": "folder"}.get(name_rule)
+    if needs is not None and needs not in groups:
+        raise ConfigError(
+            f'{where}.name-rule` "{name_rule}" compares the id with the path\'s '
+            f"{{{needs}}} group, which `path` does not have"
+        )
+    if name_rule != "none" and id_field is None:
+        raise ConfigError(f'{where}.name-rule` "{name_rule}" needs an `id-field`')
+    scope = _text(table, "scope", where)
+    if scope is not None and scope not in groups:
+        raise ConfigError(f"{where}.scope` {_given(scope)} is not a group of `path`")
+    namespace = _text(table, "namespace", where) or (name if id_field else None)
+    references = table.get("references", [])
+    if not isinstance(references, list):
+        raise ConfigError(f"{where}.references` must be {KIND_KEYS['references']}")
+    refs = []
+    for position, entry in enumerate(references):
+        at = f"{where}.references[{position}]"
+        if not isinstance(entry, dict) or set(entry) != {"field", "target"}:
+            raise ConfigError(f"{at}` must be a table with `field` and `target`")
+        spec, target = entry["field"], entry["target"]
+        if not isinstance(spec, str) or not _FIELD_SPEC.match(spec):
+            raise ConfigError(
+                f'{at}.field` must be a field spec such as "decision_ids[]" or "a.b", '
+                f"got {_given(spec)}"
+            )
+        if not isinstance(target, str) or not target:
+            raise ConfigError(f"{at}.target` must be the namespace the ids belong to")
+        refs.append(UserReference(spec, target, at))
+    history = _choice(table, "history", where, ("free", "append-only", "write-once"))
+    title = _text(table, "title", where) or name.replace("-", " ")
+    return UserKind(
+        name,
+        title,
+        path,
+        str(fmt),
+        schema,
+        id_field,
+        id_pattern,
+        name_rule,
+        namespace,
+        scope,
+        tuple(refs),
+        history,
+        where,
+    )
+
+
+def _kinds(value: Any, source: Path, files: bool = True) -> tuple[UserKind, ...]:
+    """The ``[[kinds]]`` tables; without ``files`` (the gate's view) schema files are not read."""
+    if not isinstance(value, list):
+        raise ConfigError(f"{source}: `kinds` must be an array of tables ([[kinds]])")
+    kinds = tuple(
+        _kind(table, f"{source}: `kinds[{n}]", source, files) for n, table in enumerate(value)
+    )
+    names = [kind.name for kind in kinds]
+    for kind in kinds:
+        if names.count(kind.name) > 1:
+            raise ConfigError(f"{kind.where}.name` {kind.name!r} is declared twice")
+    return kinds
+
+
+def _profile(value: Any, source: Path) -> str:
+    """``profile = "NAME"``, or a ``[profile]`` table with ``extends = "NAME"``."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - {"extends"})
+        if unknown or "extends" not in value:
+            raise ConfigError(
+                f'{source}: `[profile]` takes one key, `extends = "NAME"` (a built-in profile '
+                "whose kinds [[kinds]] adds to)"
+            )
+        return validate_profile(value["extends"], f"{source}: `profile.extends`")
+    return validate_profile(value, f"{source}: `profile`")
 
 
 def _path_schemes(value: Any, source: Path) -> tuple[tuple[str, str], ...]:
@@ -399,6 +610,7 @@ GATE_KEYS: tuple[str, ...] = (
     "severity",
     "agent-dir",
     "profile",
+    "kinds",
 )
 
 
@@ -411,6 +623,7 @@ def gate_settings(config: Config) -> dict[str, object]:
         "severity": config.severity,
         "agent-dir": config.agent_dir,
         "profile": config.profile,
+        "kinds": config.kinds,
     }
 
 
@@ -432,7 +645,7 @@ def gate_config_from_text(data: bytes, name: str, source: Path) -> Config | None
         table = tool["agent-lint"]
         if not isinstance(table, dict):
             raise ConfigError(f"{source}: [tool.agent-lint] must be a table")
-    return _parse({k: v for k, v in table.items() if k in GATE_KEYS}, source)
+    return _parse({k: v for k, v in table.items() if k in GATE_KEYS}, source, files=False)
 
 
 def load_config(root: Path, explicit: Path | None = None) -> Config:

@@ -36,7 +36,7 @@ from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format
 from agent_lint.loading import split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
-from agent_lint.profile import Profile
+from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
@@ -145,8 +145,10 @@ def _lint_target(
     positions: bool,
 ) -> LintResult:
     config = target.config
-    profile = profile_for(target)
-    schemas = SchemaStore(config.schema_dirs, folder=profile.schema_folder)
+    profile = extend(profile_for(target), config.kinds)
+    schemas = SchemaStore(
+        config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
+    )
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(

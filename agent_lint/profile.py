@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_lint.config import ConfigError, UserKind
 from agent_lint.diagnostics import Rule
-from agent_lint.kinds import Format, Kind, Match, Namespace
+from agent_lint.kinds import Format, History, Kind, Match, NameRule, Namespace, Ref, spec, whole
 
 if TYPE_CHECKING:
     from agent_lint.fixer import Blocked, Edit
@@ -217,6 +218,108 @@ class Profile:
     def where(self) -> str:
         """Where the profile's store is looked for, in words (for messages)."""
         return "; or ".join(marker.describe() for marker in self.markers)
+
+
+def compile_path(pattern: str) -> re.Pattern[str]:
+    """A kind's path pattern as a regular expression.
+
+    ``{name}`` captures one path segment as the group ``name``; ``*`` matches
+    within a segment, ``?`` one character, ``**`` any number of folders;
+    anything else is literal.
+    """
+    out = []
+    parts = pattern.split("/")
+    for position, part in enumerate(parts):
+        last = position == len(parts) - 1
+        if part == "**":
+            out.append("(?:[^/]+/)*" if not last else ".*")
+            continue
+        text = ""
+        for token in re.split(r"(\{[^{}]*\}|\*|\?)", part):
+            if token == "*":
+                text += "[^/]*"
+            elif token == "?":
+                text += "[^/]"
+            elif token.startswith("{") and token.endswith("}"):
+                text += f"(?P<{token[1:-1]}>[^/]+)"
+            else:
+                text += re.escape(token)
+        out.append(text if last else text + "/")
+    return whole("".join(out))
+
+
+_HISTORY = {
+    "free": History.FREE,
+    "append-only": History.APPEND_ONLY,
+    "write-once": History.WRITE_ONCE,
+}
+
+
+def extend(profile: Profile, declared: Sequence[UserKind]) -> Profile:
+    """``profile`` with the kinds a configuration declares (``[[kinds]]``), matched first.
+
+    A declared kind may not take the name of one of the profile's kinds, and
+    its references must point into a namespace of the profile or of a
+    declared kind; both are usage errors naming the key.
+    """
+    if not declared:
+        return profile
+    taken = {kind.name for kind in profile.kinds}
+    namespaces = dict(profile.namespaces)
+    for user in declared:
+        if user.name in taken:
+            raise ConfigError(
+                f"{user.where}.name` {user.name!r} is a kind of the {profile.name} profile; "
+                "give the declared kind a name of its own"
+            )
+        if user.namespace is not None and user.namespace not in namespaces:
+            folder = user.path.split("/", 1)[0]
+            namespaces[user.namespace] = Namespace(user.title, folder)
+    kinds = []
+    folders = set(profile.record_folders)
+    for user in declared:
+        for ref in user.references:
+            if ref.target not in namespaces:
+                known = ", ".join(sorted(namespaces))
+                raise ConfigError(
+                    f"{ref.where}.target` {ref.target!r} is not a namespace (known: {known})"
+                )
+        top = user.path.split("/", 1)[0]
+        if "/" in user.path and not any(ch in top for ch in "{*?"):
+            folders.add(top)
+        kinds.append(
+            Kind(
+                user.name,
+                user.title,
+                compile_path(user.path),
+                Format(user.format),
+                schema=f"{USER_SCHEMA}{user.name}" if user.schema is not None else None,
+                id_field=user.id_field,
+                id_pattern=whole(user.id_pattern) if user.id_pattern else None,
+                name_rule=NameRule(user.name_rule),
+                namespace=user.namespace if user.id_field else None,
+                scope=user.scope,
+                folder="folder" if user.name_rule == "dir" else None,
+                refs=tuple(Ref(spec(ref.field), ref.target) for ref in user.references),
+                history=_HISTORY[user.history],
+                example=user.path.replace("{", "<").replace("}", ">"),
+            )
+        )
+    return replace(
+        profile,
+        kinds=(*kinds, *profile.kinds),
+        namespaces=namespaces,
+        record_folders=frozenset(folders),
+    )
+
+
+#: Schemas of declared kinds are named ``kind:<name>`` in the schema store.
+USER_SCHEMA = "kind:"
+
+
+def user_schemas(declared: Sequence[UserKind]) -> dict[str, Path]:
+    """The schema files of declared kinds, by the name their kinds ask the store for."""
+    return {f"{USER_SCHEMA}{kind.name}": kind.schema for kind in declared if kind.schema}
 
 
 def rules_of(profiles: Sequence[Profile]) -> tuple[Rule, ...]:

@@ -16,7 +16,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
@@ -332,7 +332,12 @@ class SchemaStore:
     """
 
     def __init__(
-        self, extra_dirs: Sequence[Path] = (), fast: bool = True, *, folder: str = ""
+        self,
+        extra_dirs: Sequence[Path] = (),
+        fast: bool = True,
+        *,
+        folder: str = "",
+        files: Mapping[str, Path] | None = None,
     ) -> None:
         self.fast = fast
         self._bundled = bundled_schema_dir() / folder if folder else None
@@ -356,6 +361,15 @@ class SchemaStore:
                     resources_.append((str(resource.id()), resource))
                 if bundled:
                     resources_.append((f"urn:agent-lint:{name}", resource))
+        for name, path in (files or {}).items():  # the schemas of declared kinds
+            schema = _read_schema(path)
+            self._sources[name] = (path, schema)
+            resource = referencing.jsonschema.specification_with(
+                schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
+                default=referencing.jsonschema.DRAFT202012,
+            ).create_resource(schema)
+            if resource.id():
+                resources_.append((str(resource.id()), resource))
         self._registry: referencing.Registry[Any] = referencing.Registry().with_resources(
             resources_
         )

@@ -34,7 +34,7 @@ def _add(index: RepoIndex, relpath: str, data: Any) -> None:
 
 def build(records: int) -> RepoIndex:
     """An index of ``records`` records: decisions, missions and conversations, cross-linked."""
-    index = RepoIndex(folders={"decisions", "missions", "conversations"})
+    index = RepoIndex(folders={"decisions", "missions", "conversations"}, profile=CORTEX)
     per_kind = records // 4
     for n in range(per_kind):
         successor = f"D-{n + 1:06d}" if n + 1 < per_kind else None

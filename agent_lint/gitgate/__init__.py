@@ -39,7 +39,7 @@ from agent_lint.gitgate.snapshots import (
     WorkTreeSnapshot,
 )
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository, TreeEntry
-from agent_lint.profile import Profile
+from agent_lint.profile import Profile, extend
 from agent_lint.profiles import get, names
 
 #: ``--base auto``: the upstream of the current branch, else the remote's default branch.
@@ -385,10 +385,10 @@ class _Settings:
 
     def profile(self, config: Config) -> Profile:
         """The profile whose kinds the gate protects: the merge-base's ``profile`` setting if
-        it has one, else the run's."""
+        it has one, else the run's, with the kinds the merge-base's configuration declares."""
         if config.profile is not None and config.profile in names():
-            return get(config.profile)
-        return profile_for(self.target)
+            return extend(get(config.profile), config.kinds)
+        return extend(profile_for(self.target), config.kinds)
 
 
 class _MergedIn:

@@ -1,0 +1,176 @@
+"""Kinds declared in the configuration ([[kinds]]): validated centrally, checked like built-ins."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from gitrepo import commit_all, git
+
+from agent_lint.cli import main
+
+REVIEW_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "urn:example:review",
+    "type": "object",
+    "required": ["review_id", "verdict"],
+    "properties": {
+        "review_id": {"type": "string"},
+        "verdict": {"enum": ["approve", "reject"]},
+        "decision_ids": {"type": "array", "items": {"type": "string"}},
+        "handoff": {"type": "string"},
+    },
+}
+
+CONFIG = """\
+profile = "cortex"
+
+[[kinds]]
+name = "review"
+path = "reviews/{stem}.json"
+schema = "tools/review.schema.json"
+id-field = "review_id"
+id-pattern = "RV-[0-9]{3,}"
+history = "append-only"
+references = [
+  { field = "decision_ids[]", target = "decision" },
+  { field = "handoff", target = "handoff" },
+]
+"""
+
+
+def _review(review_id: str, **fields: object) -> str:
+    record = {"review_id": review_id, "verdict": "approve", "decision_ids": ["D-001"]}
+    record.update(fields)
+    return json.dumps(record, indent=2) + "\n"
+
+
+def _repo(root: Path, config: str = CONFIG) -> Path:
+    """The valid Cortex fixture with a declared review kind and two reviews."""
+    shutil.copytree(FIXTURES / "valid", root)
+    (root / "tools").mkdir()
+    (root / "tools" / "review.schema.json").write_text(json.dumps(REVIEW_SCHEMA))
+    (root / ".agent-lint.toml").write_text(config)
+    reviews = root / ".agent" / "reviews"
+    reviews.mkdir()
+    (reviews / "RV-001.json").write_text(_review("RV-001"))
+    (reviews / "RV-002.json").write_text(
+        _review("RV-002", handoff="H-20261103-120000-release-prep")
+    )
+    return root
+
+
+def _lint(capsys, *args: str) -> tuple[int, list[tuple[str, str, str]]]:
+    code = main([*args, "--output-format", "json"])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return code, [(d["code"], d["path"].rsplit("/", 1)[-1], d["message"]) for d in found]
+
+
+def test_a_declared_kind_of_valid_records_is_clean_and_its_records_are_read(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo")
+    assert _lint(capsys, str(repo)) == (0, [])
+    assert main([str(repo), "--show-files"]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert [line.split() for line in shown if "reviews/" in line] == [
+        [".agent/reviews/RV-001.json", "review"],
+        [".agent/reviews/RV-002.json", "review"],
+    ]
+
+
+def test_a_declared_kind_gets_schema_identity_and_reference_checks(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo")
+    reviews = repo / ".agent" / "reviews"
+    (reviews / "RV-003.json").write_text(_review("RV-004", verdict="maybe"))
+    (reviews / "RV-005.json").write_text(_review("RV-005", decision_ids=["D-999"]))
+    (reviews / "RV-6.json").write_text(_review("RV-6"))
+    code, found = _lint(capsys, str(repo))
+    assert code == 1
+    assert sorted((c, f) for c, f, _ in found) == [
+        ("AL104", "RV-003.json"),
+        ("AL201", "RV-6.json"),
+        ("AL202", "RV-003.json"),
+        ("AL301", "RV-005.json"),
+    ]
+    dangling = next(m for c, _, m in found if c == "AL301")
+    assert '"D-999"' in dangling and "decision" in dangling
+
+
+def test_a_data_file_in_a_declared_record_folder_is_named_not_skipped(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo")
+    (repo / ".agent" / "reviews" / "notes").mkdir()
+    (repo / ".agent" / "reviews" / "notes" / "x.json").write_text("{}")
+    code, found = _lint(capsys, str(repo))
+    assert code == 1 and [(c, f) for c, f, _ in found] == [("AL205", "x.json")]
+
+
+def test_an_append_only_declared_kind_is_protected_by_the_gate(tmp_path, capsys):
+    repo = _repo(tmp_path / "work")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Reviews before the change")
+    git(repo, "checkout", "-q", "-b", "change")
+    review = repo / ".agent" / "reviews" / "RV-001.json"
+    review.write_text(_review("RV-001", verdict="reject"))
+    (repo / ".agent" / "reviews" / "RV-002.json").unlink()
+    code, found = _lint(capsys, str(repo), "--base", "main", "--select", "AL6")
+    assert code == 1
+    assert sorted((c, f) for c, f, _ in found) == [
+        ("AL601", "RV-001.json"),
+        ("AL602", "RV-002.json"),
+    ]
+
+
+def test_a_change_cannot_lift_the_history_its_base_declares(tmp_path, capsys):
+    repo = _repo(tmp_path / "work")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Reviews before the change")
+    config = repo / ".agent-lint.toml"
+    config.write_text(config.read_text().replace('"append-only"', '"free"'))
+    (repo / ".agent" / "reviews" / "RV-001.json").write_text(_review("RV-001", verdict="reject"))
+    code, found = _lint(capsys, str(repo), "--base", "main", "--select", "AL6")
+    assert code == 1 and [(c, f) for c, f, _ in found] == [("AL601", "RV-001.json")]
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('name = "review"', "`kinds[0].path` must be a pattern relative to the store"),
+        ('name = "Review"\npath = "r/{stem}.json"', "`kinds[0].name` must be a kebab-case"),
+        ('name = "r"\npath = "/etc/{stem}.json"', "`kinds[0].path` must be a relative pattern"),
+        ('name = "r"\npath = "../{stem}.json"', "`kinds[0].path` must be a relative pattern"),
+        ('name = "r"\npath = "r/{a b}.json"', "`kinds[0].path` group {a b} must be a name"),
+        ('name = "r"\npath = "r/{stem}.txt"', "`kinds[0].format` must be"),
+        ('name = "r"\npath = "r/{stem}.json"\nhistory = "append"', "`kinds[0].history` must be"),
+        ('name = "r"\npath = "r/{stem}.json"\npaht = 1', "unknown key `paht`"),
+        ('name = "r"\npath = "r/{stem}.json"\nid-pattern = "("', "`kinds[0].id-pattern` is not"),
+        (
+            'name = "r"\npath = "r/x.json"\nid-field = "id"\nname-rule = "stem"',
+            "which `path` does not have",
+        ),
+        ('name = "r"\npath = "r/{stem}.json"\nschema = "nope.json"', "`kinds[0].schema`"),
+        ('name = "r"\npath = "r/{stem}.json"\nschema = "../x.json"', "outside the repository"),
+        (
+            'name = "r"\npath = "r/{stem}.json"\nreferences = [{ field = "a", target = "nope" }]',
+            "`kinds[0].references[0].target` 'nope' is not a namespace",
+        ),
+        ('name = "decision"\npath = "r/{stem}.json"', "is a kind of the cortex profile"),
+    ],
+)
+def test_declarations_are_validated_with_errors_naming_the_key(tmp_path, capsys, table, message):
+    shutil.copytree(FIXTURES / "valid", tmp_path / "repo")
+    (tmp_path / "repo" / ".agent-lint.toml").write_text(f"[[kinds]]\n{table}\n")
+    assert main([str(tmp_path / "repo")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and ".agent-lint.toml" in err
+
+
+def test_profile_table_extends_a_built_in_profile(tmp_path, capsys):
+    repo = _repo(
+        tmp_path / "repo", CONFIG.replace('profile = "cortex"', '[profile]\nextends = "cortex"\n')
+    )
+    assert _lint(capsys, str(repo)) == (0, [])
+    (repo / ".agent-lint.toml").write_text('[profile]\nextend = "cortex"\n')
+    assert main([str(repo)]) == 2
+    assert "`[profile]` takes one key, `extends" in capsys.readouterr().err
