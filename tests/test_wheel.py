@@ -78,7 +78,9 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
         env=clean_env,
     ).stdout.splitlines()
     assert where[0].startswith(site), where
-    assert where[1].startswith(site) and Path(where[1], "decision.schema.json").is_file()
+    assert where[1].startswith(site)
+    for profile in ("cortex/decision", "astrion/role", "personal_bot/session-ref"):
+        assert Path(where[1], f"{profile}.schema.json").is_file(), profile
 
     run = subprocess.run(
         [str(env_dir / "bin" / "agent-lint"), str(FIXTURES / "broken-schema"), "--no-color"],
