@@ -296,3 +296,13 @@ def test_lint_paths_takes_the_profile_by_name():
     assert result.diagnostics == [] and result.files_checked == 22
     assert result.indexes[0].profile is not None
     assert result.indexes[0].profile.name == "astrion"
+
+
+def test_the_job_summary_shows_each_profile_its_own_sections():
+    from agent_lint.reporters import summary
+
+    cortex = summary.render(lint_paths([FIXTURES / "valid"]))
+    assert "### Handoff chain of `C-payments-refactor`" in cortex
+    astrion = summary.render(lint_paths([ASTRION / "valid"]))
+    assert astrion.startswith("## agent-lint\n\nAll checks passed (22 files checked).")
+    assert "Handoff chain" not in astrion and "mermaid" not in astrion
