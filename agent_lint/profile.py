@@ -45,13 +45,15 @@ class Marker:
 
     def holds_in(self, store: Path) -> bool:
         """Whether ``store`` (an existing folder or not) satisfies this marker."""
-        if not store.is_dir():
+        return store.is_dir() and self.holds(lambda entry: _exists(store, entry))
+
+    def holds(self, exists: Callable[[str], bool]) -> bool:
+        """Whether the entries ``exists`` reports (relative to the store) satisfy this marker."""
+        if not all(exists(entry) for entry in self.all_of):
             return False
-        if not all(_exists(store, entry) for entry in self.all_of):
+        if self.any_of and not any(exists(entry) for entry in self.any_of):
             return False
-        if self.any_of and not any(_exists(store, entry) for entry in self.any_of):
-            return False
-        return not any(_exists(store, entry) for entry in self.none_of)
+        return not any(exists(entry) for entry in self.none_of)
 
     def describe(self) -> str:
         """The marker in words, for messages: ``.astrion/ with state.json and conversations/``."""

@@ -306,3 +306,19 @@ def test_the_job_summary_shows_each_profile_its_own_sections():
     astrion = summary.render(lint_paths([ASTRION / "valid"]))
     assert astrion.startswith("## agent-lint\n\nAll checks passed (22 files checked).")
     assert "Handoff chain" not in astrion and "mermaid" not in astrion
+
+
+def test_a_change_cannot_move_the_gate_onto_another_profile_by_naming_it(tmp_path, capsys):
+    from gitrepo import CONV, edit, git, make_repo
+
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "-b", "change")
+    shutil.copytree(PERSONAL_BOT / "valid" / ".pi", repo / ".pi")
+    (repo / ".agent-lint.toml").write_text('profile = "personal_bot"\n')
+    edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+    code = main([str(repo), "--base", "main", "--select", "AL6", "--output-format", "json"])
+    document = _json(capsys)
+    assert code == 1
+    assert [(d["code"], d["path"]) for d in document["diagnostics"]] == [
+        ("AL601", f"{CONV}/handoffs/H-002.json")
+    ]

@@ -40,7 +40,7 @@ from agent_lint.gitgate.snapshots import (
 )
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository, TreeEntry
 from agent_lint.profile import Profile, extend
-from agent_lint.profiles import get, names
+from agent_lint.profiles import builtin, get, names
 
 #: ``--base auto``: the upstream of the current branch, else the remote's default branch.
 AUTO = "auto"
@@ -388,7 +388,33 @@ class _Settings:
         it has one, else the run's, with the kinds the merge-base's configuration declares."""
         if config.profile is not None and config.profile in names():
             return extend(get(config.profile), config.kinds)
-        return extend(profile_for(self.target), config.kinds)
+        run = profile_for(self.target)
+        if self.target.config.profile is None or self.root is None:
+            return extend(run, config.kinds)
+        # The change names a profile its merge-base does not: the merge-base's markers
+        # decide, so a change cannot move the gate onto another layout's kinds by naming it.
+        found = [profile for profile in builtin() if self._marked_at_base(profile)]
+        return extend(found[0] if len(found) == 1 else run, config.kinds)
+
+    def _marked_at_base(self, profile: Profile) -> bool:
+        """Whether one of ``profile``'s markers holds at the repository root of the merge-base."""
+        join = (lambda name: f"{self.root}/{name}") if self.root else (lambda name: name)
+
+        def exists(path: str) -> bool:
+            folder = path.endswith("/")
+            path = join(path.rstrip("/")) if path else (self.root or "")
+            parent = posixpath.dirname(path)
+            entry = self._folder(parent).get(path)
+            return entry is not None and (entry.mode == MODE_TREE) == folder
+
+        for marker in profile.markers:
+
+            def inside(entry: str, store: str = marker.store) -> bool:
+                return exists(posixpath.join(store, entry))
+
+            if (not marker.store or exists(f"{marker.store}/")) and marker.holds(inside):
+                return True
+        return False
 
 
 class _MergedIn:
