@@ -25,8 +25,8 @@ from agent_lint.escaping.workflow import inert
 from agent_lint.fixer import Edit
 from agent_lint.linter import LintResult, fix_allowed, lint_paths
 from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary, text
+from agent_lint.rules import all_rules, rules_by_code
 from agent_lint.schemas import SchemaConfigError
-from agent_lint.validators import RULES, RULES_BY_CODE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -206,10 +206,10 @@ def explain(rule: Rule) -> str:
 
 def list_rules() -> str:
     """One line per rule: code, name, severity, summary."""
-    width = max(len(rule.name) for rule in RULES)
+    width = max(len(rule.name) for rule in all_rules())
     return "".join(
         f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}\n"
-        for rule in RULES
+        for rule in all_rules()
     )
 
 
@@ -331,10 +331,10 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
 
 def find_rule(name: str) -> Rule:
     """The rule with code or name ``name``; a usage error with a did-you-mean otherwise."""
-    for rule in RULES:
+    for rule in all_rules():
         if name.upper() == rule.code or name.lower() == rule.name:
             return rule
-    choices = [rule.code for rule in RULES] + [rule.name for rule in RULES]
+    choices = [rule.code for rule in all_rules()] + [rule.name for rule in all_rules()]
     close = difflib.get_close_matches(
         name.upper() if name.upper().startswith("AL") else name.lower(), choices, n=1
     )
@@ -360,7 +360,12 @@ def _statistics_json(result: LintResult) -> str:
         counts[d.code] = counts.get(d.code, 0) + 1
     fixable = {d.code for d in result.diagnostics if d.fixable}
     rows = [
-        {"code": code, "name": RULES_BY_CODE[code].name, "count": count, "fixable": code in fixable}
+        {
+            "code": code,
+            "name": rules_by_code()[code].name,
+            "count": count,
+            "fixable": code in fixable,
+        }
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
     return json.dumps(rows, indent=2) + "\n"

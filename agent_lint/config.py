@@ -237,9 +237,9 @@ def _codes(value: Any, key: str, source: Path) -> tuple[str, ...]:
 
 def _rules() -> dict[str, str]:
     """Rule names to codes (imported late: the validators import this module)."""
-    from agent_lint.validators import RULES
+    from agent_lint.rules import all_rules
 
-    return {rule.name: rule.code for rule in RULES}
+    return {rule.name: rule.code for rule in all_rules()}
 
 
 def validate_code(code: str, where: str) -> str:

@@ -18,7 +18,7 @@ from agent_lint import fixer, gitgate, gittree
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
 from agent_lint.config import ConfigError, Limits, load_config
-from agent_lint.diagnostics import Diagnostic, Fix, Rule
+from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
     NoProfile,
     Target,
@@ -38,9 +38,9 @@ from agent_lint.loading import split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
+from agent_lint.rules import rules_by_code
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
-from agent_lint.validators import RULES_BY_CODE
 from agent_lint.validators.files import UNREADABLE
 from agent_lint.validators.history import REPLACED
 from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, SYMLINK_INSIDE
@@ -49,14 +49,6 @@ __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths"
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
-
-
-def _rule(code: str, profile: Profile) -> Rule:
-    """The rule of ``code``: a shared family's, or one the profile defines."""
-    found = RULES_BY_CODE.get(code)
-    if found is not None:
-        return found
-    return next(rule for rule in profile.rules if rule.code == code)
 
 
 def _undecided(profile: Profile, relpath: str, problem: Diagnostic) -> bool:
@@ -247,7 +239,7 @@ def _lint_target(
         shown = configured(diagnostic, rules)
         if shown is None:
             continue
-        if unsafe_fixes and _rule(shown.code, profile).fix is Fix.UNSAFE:
+        if unsafe_fixes and rules_by_code()[shown.code].fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from agent_lint import profiles
+from agent_lint import profiles, rules
 from agent_lint.cli import main
 from agent_lint.discovery import find_target
 from agent_lint.linter import lint_paths
@@ -217,9 +217,26 @@ def test_no_engine_module_names_a_cortex_kind_or_store():
 TOY = '''
 """A toy profile: one kind of record in a .toy/ store."""
 
+from agent_lint.diagnostics import Rule
 from agent_lint.kinds import Format, Kind, NameRule, whole
 from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS
+from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check
+
+EMPTY = Rule(
+    "AL990",
+    "toy-empty-text",
+    "A toy note has no text",
+    "Reports a toy note whose text is empty: a rule the toy profile defines of its own, "
+    "listed, selectable and explained like every other rule.",
+    '{"id": "a", "text": ""}',
+    '{"id": "a", "text": "hello"}',
+)
+
+
+def check_text(ctx):
+    """A toy note's text is not empty."""
+    if ctx.data.get("text") == "":
+        yield EMPTY.at(ctx.path, "the note has no text", pointer="/text")
 
 PROFILE = Profile(
     name="toy",
@@ -241,9 +258,10 @@ PROFILE = Profile(
     namespaces={},
     record_folders=frozenset({"notes"}),
     schema_folder="toy",
-    file_checks=SHARED_FILE_CHECKS,
+    file_checks=(*SHARED_FILE_CHECKS, Check(check_text, frozenset({"AL990"}))),
     repo_checks=SHARED_REPO_CHECKS,
     hooks=(Hook("agent-lint-toy", r"^\\.toy/"),),
+    rules=(EMPTY,),
 )
 '''
 
@@ -274,19 +292,30 @@ def test_a_fourth_profile_needs_its_folder_its_schemas_and_one_registration_line
     # One registration line.
     monkeypatch.setattr(profiles, "BUILTIN", (*profiles.BUILTIN, "toy"))
     profiles.builtin.cache_clear()
+    rules.clear()
     try:
         repo = tmp_path / "repo"
         (repo / ".toy" / "notes").mkdir(parents=True)
         (repo / ".git").mkdir()
         (repo / ".toy" / "notes" / "a.json").write_text('{"id": "b", "text": "hello"}')
         (repo / ".toy" / "notes" / "c.json").write_text('{"id": "c"}')
+        (repo / ".toy" / "notes" / "d.json").write_text('{"id": "d", "text": ""}')
         assert main([str(repo), "--output-format", "json"]) == 1
         found = sorted((d["code"], d["path"]) for d in _json(capsys)["diagnostics"])
-        assert found == [("AL101", ".toy/notes/c.json"), ("AL202", ".toy/notes/a.json")]
+        assert found == [
+            ("AL101", ".toy/notes/c.json"),
+            ("AL202", ".toy/notes/a.json"),
+            ("AL990", ".toy/notes/d.json"),
+        ]
+        assert main([str(repo), "--select", "toy-empty-text", "-q"]) == 1
+        assert capsys.readouterr().out == ".toy/notes/d.json:1:21: AL990 the note has no text\n"
         assert main(["--list-profiles"]) == 0
         assert "toy  Toy: a toy layout" in capsys.readouterr().out
+        assert main(["--explain", "AL990"]) == 0
+        assert capsys.readouterr().out.startswith("AL990 (toy-empty-text), error")
     finally:
         profiles.builtin.cache_clear()
+        rules.clear()
         sys.modules.pop("agent_lint.profiles.toy.profile", None)
         sys.modules.pop("agent_lint.profiles.toy", None)
 

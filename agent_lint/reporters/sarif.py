@@ -11,7 +11,7 @@ from agent_lint.escaping import sarif as escape
 from agent_lint.escaping import workflow
 from agent_lint.reporters.paths import workspace_path
 from agent_lint.result import LintResult
-from agent_lint.validators import RULES
+from agent_lint.rules import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -68,7 +68,7 @@ def _driver() -> dict[str, Any]:
         "name": "agent-lint",
         "version": __version__,
         "informationUri": "https://pypi.org/project/agent-lint/",
-        "rules": [_rule(rule) for rule in RULES],
+        "rules": [_rule(rule) for rule in all_rules()],
     }
 
 
@@ -83,7 +83,7 @@ def as_dict(result: LintResult, workspace: Path | None = None) -> dict[str, Any]
     it, so code scanning places results in the repository; otherwise they are
     relative to the linted root. Notices of the run are tool notifications.
     """
-    rule_index = {rule.code: position for position, rule in enumerate(RULES)}
+    rule_index = {rule.code: position for position, rule in enumerate(all_rules())}
     base = workspace if workspace is not None else result.root
     return {
         "$schema": SARIF_SCHEMA,
