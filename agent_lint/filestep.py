@@ -84,7 +84,7 @@ def check_file(
     found.extend(own)
     kept = (configured(d, config) for d in own)
     clean = not any(d is not None and d.severity is Severity.ERROR for d in kept)
-    return FileOutcome(tuple(found), (present, file_facts(profile, ctx, clean)), title, shows)
+    return FileOutcome(tuple(found), (file_facts(profile, ctx, clean, present),), title, shows)
 
 
 def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnostic]:

@@ -236,52 +236,58 @@ def present_facts(
     )
 
 
-def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFacts:
+def file_facts(
+    profile: Profile, ctx: FileContext, clean: bool = True, present: FileFacts | None = None
+) -> FileFacts:
     """What the repo-wide checks need from one parsed file (a pure step).
 
     ``clean`` tells whether the file had error findings of its own; facts of
-    an unclean record are not used to judge other files.
+    an unclean record are not used to judge other files. ``present`` (from
+    :func:`present_facts`) is folded in, so one file makes one set of facts.
     """
     kind, data = ctx.kind, ctx.data
     note = _note(ctx) if kind.format is Format.MARKDOWN else None
+    known = present or FileFacts(ctx.path)
     if not isinstance(data, dict):
-        return FileFacts(ctx.path, note=note)
-    references = tuple(
-        Reference(
-            ref.namespace,
-            _scope(ref.scope, ctx),
-            value,
-            ctx.path,
-            pointer,
-            field_text(ref.field),
+        return FileFacts(
+            ctx.path, known.names, True, known.note_folder, note=note, extra=known.extra
         )
-        for ref in kind.refs
-        for pointer, value in walk_field(data, ref.field)
-        if isinstance(value, str) and value
-    )
+    references = []
+    for ref in kind.refs:
+        scope, text = _scope(ref.scope, ctx), ""
+        for pointer, value in walk_field(data, ref.field):
+            if isinstance(value, str) and value:
+                text = text or field_text(ref.field)
+                references.append(Reference(ref.namespace, scope, value, ctx.path, pointer, text))
     append_only = kind.history is History.APPEND_ONLY
-    paths = tuple(
-        PathReference(value, ctx.path, pointer, field_text(steps), append_only, strict_only)
-        for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True))
-        for steps in fields
-        for pointer, value in walk_field(data, steps)
-        if isinstance(value, str) and value
-    )
+    paths = []
+    for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True)):
+        for steps in fields:
+            text = ""
+            for pointer, value in walk_field(data, steps):
+                if isinstance(value, str) and value:
+                    text = text or field_text(steps)
+                    paths.append(
+                        PathReference(value, ctx.path, pointer, text, append_only, strict_only)
+                    )
     index_file, index_size, entries = _index(ctx)
     extra = tuple(
         fact for collector in profile.collectors for fact in collector.collect(ctx, clean)
     )
     return FileFacts(
         ctx.path,
+        known.names,
+        True,
+        known.note_folder,
         identities=tuple(_identities(ctx)),
-        references=references,
-        paths=paths,
+        references=tuple(references),
+        paths=tuple(paths),
         index_file=index_file,
         index_size=index_size,
         index_entries=entries,
         listed=_listed(profile, ctx, clean),
         note=note,
-        extra=extra,
+        extra=known.extra + extra,
     )
 
 
@@ -338,10 +344,8 @@ def _index(
     if isinstance(entries, dict) and not spec.array:
         items = [(f"/{escape_token(key)}", key, entry) for key, entry in entries.items()]
     elif isinstance(entries, list):
-        items = [
-            (f"/{escape_token(spec.array)}/{position}", None, entry)
-            for position, entry in enumerate(entries)
-        ]
+        array = escape_token(spec.array)
+        items = [(f"/{array}/{position}", None, entry) for position, entry in enumerate(entries)]
     else:
         return owner, None, ()
     found = []

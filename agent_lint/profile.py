@@ -10,6 +10,7 @@ hooks. Built-in profiles are registered in :mod:`agent_lint.profiles`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -163,17 +164,19 @@ class Profile:
 
     def kind(self, name: str) -> Kind:
         """The kind called ``name`` (KeyError when the profile has none)."""
-        for kind in self.kinds:
-            if kind.name == name:
-                return kind
-        raise KeyError(name)
+        return self._by_name[name]
 
     def index_of(self, record_kind: str) -> Kind | None:
         """The index kind that lists records of ``record_kind``, if any."""
-        for kind in self.kinds:
-            if kind.index is not None and kind.index.kind == record_kind:
-                return kind
-        return None
+        return self._indexes.get(record_kind)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Kind]:
+        return {kind.name: kind for kind in self.kinds}
+
+    @functools.cached_property
+    def _indexes(self) -> dict[str, Kind]:
+        return {kind.index.kind: kind for kind in self.kinds if kind.index is not None}
 
     def support_file(self, relpath: str) -> str | None:
         """Why the file at ``relpath`` is not a record although it sits among them, if so."""
@@ -190,7 +193,10 @@ class Profile:
         for kind in self.kinds:
             m = kind.path.match(relpath)
             if m:
-                return Match(kind, {k: v for k, v in m.groupdict().items() if v is not None})
+                groups = m.groupdict()
+                if None in groups.values():
+                    groups = {k: v for k, v in groups.items() if v is not None}
+                return Match(kind, groups)
         return None
 
     def in_record_folder(self, relpath: str) -> bool:
@@ -201,7 +207,7 @@ class Profile:
             return True
         return any(relpath.startswith(f"{folder}/") for folder in self._nested_folders)
 
-    @property
+    @functools.cached_property
     def _nested_folders(self) -> tuple[str, ...]:
         return tuple(folder for folder in self.record_folders if "/" in folder)
 
