@@ -394,6 +394,7 @@ def _fake_windows_python(tmp_path: Path) -> Path:
     script = tmp_path / "windows-python"
     script.write_text(
         "#!/bin/sh\n"
+        'if [ "$1" = "-I" ]; then shift; fi\n'
         'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then\n'
         f'  "{sys.executable}" -m venv "$3/real" || exit 1\n'
         '  mkdir -p "$3/Scripts"\n'
