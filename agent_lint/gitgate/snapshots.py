@@ -32,6 +32,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from agent_lint.config import LIMITS
+from agent_lint.fileio import NotRead, read_regular
 from agent_lint.gitplumbing import (
     MODE_GITLINK,
     MODE_SYMLINK,
@@ -47,6 +49,9 @@ MODE_EXECUTABLE = "100755"
 #: Stands for a FIFO, socket or device in the work tree (git cannot store one).
 MODE_SPECIAL = "000000"
 
+#: The largest work-tree file the gate compares: the ceiling of ``max-file-bytes``. A
+#: larger one in place of a merged handoff cannot be compared (fail closed).
+MAX_COMPARED_BYTES = LIMITS["max-file-bytes"].ceiling
 _ATTRIBUTES = ("text", "eol", "crlf", "ident", "filter", "working-tree-encoding")
 _IDENT = re.compile(rb"\$Id:[^$\n]*\$")
 
@@ -206,6 +211,8 @@ class WorkTreeSnapshot(Snapshot):
         except OSError:
             self._index_mtime = 0
         self._stats: dict[str, os.stat_result] = {}
+        #: Folders holding tracked files: a ``.git`` in one does not make it another repository.
+        self._tracked = {folder for path in self.index for folder in ancestors(path)}
         for prefix in self.prefixes:
             self._walk(prefix, self._modes)
         for path, entry in self.index.items():
@@ -230,7 +237,7 @@ class WorkTreeSnapshot(Snapshot):
         """Record the modes of everything at or under ``prefix``; unreadable parts as such."""
         start = self.repo.top / prefix if prefix else self.repo.top
         try:
-            mode = _disk_mode(start, nested=bool(prefix), strict=True)
+            mode = self._disk_mode(start, prefix, nested=bool(prefix))
         except OSError as error:
             self._cannot_read(prefix, error)
             return
@@ -250,7 +257,7 @@ class WorkTreeSnapshot(Snapshot):
                 if name == ".git":
                     continue
                 try:
-                    found = _disk_mode(Path(current, name), nested=True, strict=True)
+                    found = self._disk_mode(Path(current, name), path, nested=True)
                 except OSError as error:
                     self._cannot_read(path, error)
                     continue
@@ -275,6 +282,15 @@ class WorkTreeSnapshot(Snapshot):
                 if stat.S_ISREG(info.st_mode):
                     self._stats[path] = info
 
+    def _disk_mode(self, full: Path, path: str, nested: bool) -> str | None:
+        """The mode of ``full`` (see :func:`_disk_mode`); errors other than absence raised.
+
+        A folder with a ``.git`` whose files the index tracks is a folder, as
+        for git: it is another repository only for what the index does not track.
+        """
+        mode = _disk_mode(full, nested, strict=True)
+        return "dir" if mode == MODE_GITLINK and path in self._tracked else mode
+
     def twins(self, prefix: str) -> dict[str, str]:
         """Entries under folders whose path folds to ``prefix`` (letter case and NFC/NFD)."""
         if not prefix:
@@ -298,7 +314,10 @@ class WorkTreeSnapshot(Snapshot):
         return found
 
     def _entry_at(self, path: str) -> str | None:
-        mode = _disk_mode(self.repo.top / path, nested=True)
+        try:
+            mode = self._disk_mode(self.repo.top / path, path, nested=True)
+        except OSError:
+            mode = None
         if mode == "dir":
             entry = self.index.get(path)
             return MODE_GITLINK if entry is not None and entry.mode == MODE_GITLINK else None
@@ -345,12 +364,19 @@ class WorkTreeSnapshot(Snapshot):
         return sha
 
     def _read(self, path: str) -> bytes | None:
+        """The file's bytes (never waiting on it, never more than the ceiling), or None."""
+        full = self.repo.top / path
         try:
-            return (self.repo.top / path).read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            self._cannot_read(path, error)
+            return read_regular(full, MAX_COMPARED_BYTES)
+        except NotRead as problem:
+            if not os.path.lexists(full):
+                return None
+            reasons = {
+                "large": f"is larger than {MAX_COMPARED_BYTES} bytes, the most the gate reads",
+                "special": "is no longer a regular file",
+            }
+            unreadable = f"cannot be read ({problem.reason}); make it readable and run again"
+            self.unreadable[path] = reasons.get(problem.kind, unreadable)
             return None
 
     def content(self, path: str) -> bytes | None:
