@@ -96,16 +96,23 @@ def test_a_fake_repository_committed_by_the_change_is_ignored(tmp_path, capsys, 
     assert found(report) == [("AL601", H001_MD)]
 
 
-def _tracked_folder_with_git(tmp_path: Path) -> Path:
+def _tracked_folder_with_git(tmp_path: Path, how: str) -> Path:
     repo = make_repo(tmp_path)
+    if how == "gitfile":  # a .git file whose gitdir: names another repository
+        other = make_repo(tmp_path, name="other")
+        (repo / ".agent" / ".git").write_text(f"gitdir: {other / '.git'}\n")
+        return repo
     env = {**os.environ, **ENV, "HOME": str(tmp_path)}
     subprocess.run(["git", "init", "-q"], cwd=repo / ".agent", check=True, env=env)
     return repo
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_git_folder_in_an_agent_dir_the_project_tracks_does_not_hide_it(tmp_path, capsys, mode):
-    repo = _tracked_folder_with_git(tmp_path)
+@pytest.mark.parametrize("how", ["git-init", "gitfile"])
+def test_a_git_folder_in_an_agent_dir_the_project_tracks_does_not_hide_it(
+    tmp_path, capsys, mode, how
+):
+    repo = _tracked_folder_with_git(tmp_path, how)
     edit(repo / H002_JSON, '"task_complete"', '"timeout"')
     code, report, _ = gate(repo, capsys, mode)
     assert code == 1
