@@ -31,6 +31,7 @@ from agent_lint.discovery import (
 )
 from agent_lint.filestep import check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
+from agent_lint.gitgate.snapshots import fold
 from agent_lint.gitplumbing import GitError
 from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format
@@ -42,8 +43,8 @@ from agent_lint.rules import rules_by_code
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
 from agent_lint.validators.files import UNREADABLE
-from agent_lint.validators.history import REPLACED
-from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, SYMLINK_INSIDE
+from agent_lint.validators.history import REPLACED, TWIN
+from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, NAME_COLLISION, SYMLINK_INSIDE
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
@@ -248,6 +249,11 @@ def _lint_target(
     kept_findings = [
         d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
     ]
+    # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
+    twins = {fold(d.path) for d in kept_findings if d.code == TWIN.code}
+    kept_findings = [
+        d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
+    ]
     if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     result.diagnostics = sorted(
@@ -407,15 +413,22 @@ def lint_paths(
     for path in paths or [Path(".")]:
         try:
             target = find_target(path, explicit_config, profile)
-        except NoProfile as exc:
-            if base or load_config(exc.root, explicit_config).base:
+        except (ConfigError, NoProfile) as exc:
+            # No store here, but the merge-base may hold one: the gate still runs.
+            moved = gitgate.gate_target(path, explicit_config, base, profile)
+            if moved is not None:
+                target = moved
+            elif isinstance(exc, ConfigError):
+                raise
+            elif base or load_config(exc.root, explicit_config).base:
                 # A change that removes the whole store must not switch the gate off.
                 raise ConfigError(
                     f"{path}: no profile's markers match here, so the append-only gate has "
                     "nothing to compare (a change that deletes the store is refused)"
                 ) from None
-            nothing.append(exc)
-            continue
+            else:
+                nothing.append(exc)
+                continue
         settings = target.config.with_cli(select, ignore, strict=strict, partial=partial)
         target = Target(target.root, target.agent_dir, settings, target.profile)
         entry = groups.setdefault(target.agent_dir.resolve(), (target, []))
