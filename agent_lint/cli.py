@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="record the current findings in this baseline file and exit 0",
     )
     parser.add_argument(
+        "--new-only",
+        action="store_true",
+        help="with --base, report only findings the merge-base does not already have "
+        "(AL6xx always)",
+    )
+    parser.add_argument(
         "--statistics",
         action="store_true",
         help="print the number of findings per rule instead of the findings",
@@ -278,6 +284,7 @@ def _lint(args: argparse.Namespace) -> LintResult:
         args.staged,
         strict=args.strict,
         partial=args.partial,
+        new_only=args.new_only,
     )
 
 
@@ -315,6 +322,8 @@ def _usage(args: argparse.Namespace) -> None:
         raise ConfigError("--exit-non-zero-on-fix needs --fix")
     if args.statistics and args.output_format not in (None, "text", "json"):
         raise ConfigError("--statistics prints text or json output")
+    if args.new_only and args.write_baseline is not None:
+        raise ConfigError("--write-baseline records every current finding; leave out --new-only")
 
 
 def _statistics_json(result: LintResult) -> str:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.diagnostics import Diagnostic
-from agent_lint.fileio import NotRead, check_regular, read_regular
+from agent_lint.fileio import NotRead, check_regular
+from agent_lint.filesystem import DISK, DirEntry, FileSystem
 from agent_lint.kinds import KIND_FOLDERS
 from agent_lint.validators import files as rules
 from agent_lint.validators import storage
@@ -109,30 +110,30 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _realpath(path: str) -> str | None:
+def _realpath(path: str, fs: FileSystem = DISK) -> str | None:
     """``os.path.realpath``, or None when a link on the way cannot be resolved."""
     try:
-        return os.path.realpath(path)
+        return fs.realpath(path)
     except (OSError, RuntimeError, ValueError):
         return None
 
 
-def agent_dir_problem(target: Target) -> Diagnostic | None:
+def agent_dir_problem(target: Target, fs: FileSystem = DISK) -> Diagnostic | None:
     """AL706 when the agent dir resolves outside the repository (it is then never read)."""
-    real = _realpath(str(target.agent_dir))
-    root_real = _realpath(str(target.root)) or str(target.root)
+    real = _realpath(str(target.agent_dir), fs)
+    root_real = _realpath(str(target.root), fs) or str(target.root)
     if real is not None and _inside(real, root_real):
         return None
     return storage.agent_dir_outside(relative(str(target.agent_dir), str(target.root)))
 
 
-def top_folders(target: Target) -> set[str]:
+def top_folders(target: Target, fs: FileSystem = DISK) -> set[str]:
     """Names of the agent dir's top-level folders (empty when it cannot be listed)."""
-    if agent_dir_problem(target) is not None:
+    if agent_dir_problem(target, fs) is not None:
         return set()
     try:
-        with os.scandir(target.agent_dir) as listing:
-            return {e.name for e in listing if e.is_dir(follow_symlinks=False)}
+        listing = fs.scandir(str(target.agent_dir))
+        return {e.name for e in listing if e.is_dir(follow_symlinks=False)}
     except OSError:
         return set()
 
@@ -144,17 +145,17 @@ def _unreadable(repo_path: str, what: str, error: OSError) -> Diagnostic:
     )
 
 
-def walk(target: Target) -> Iterator[Entry]:
+def walk(target: Target, fs: FileSystem = DISK) -> Iterator[Entry]:
     """Yield the agent dir's files in sorted order, and a finding for each unsafe entry."""
     root = str(target.root)
     agent = str(target.agent_dir)
-    outside = agent_dir_problem(target)
+    outside = agent_dir_problem(target, fs)
     if outside is not None:
         yield Entry(target.agent_dir, "", outside)
         return
-    root_real = _realpath(root) or root
-    if os.path.islink(agent):
-        link_target = relative(_realpath(agent) or agent, root_real)
+    root_real = _realpath(root, fs) or root
+    if fs.islink(agent):
+        link_target = relative(_realpath(agent, fs) or agent, root_real)
         yield Entry(
             target.agent_dir, "", storage.symlink_inside(relative(agent, root), link_target, True)
         )
@@ -164,8 +165,7 @@ def walk(target: Target) -> Iterator[Entry]:
         folder = pending.pop()
         folder_path = relative(folder, root) if folder != root else ""
         try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+            entries = sorted(fs.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             yield Entry(
                 Path(folder), relative(folder, agent), _unreadable(folder_path, "folder", exc)
@@ -175,7 +175,7 @@ def walk(target: Target) -> Iterator[Entry]:
             yield Entry(Path(folder), relative(folder, agent), problem)
         subfolders = []
         for entry in entries:
-            for found in _visit(entry, target, root_real, max_bytes):
+            for found in _visit(entry, target, root_real, max_bytes, fs):
                 if isinstance(found, str):
                     subfolders.append(found)
                 else:
@@ -184,7 +184,7 @@ def walk(target: Target) -> Iterator[Entry]:
 
 
 def _visit(
-    entry: os.DirEntry[str], target: Target, root_real: str, max_bytes: int
+    entry: DirEntry, target: Target, root_real: str, max_bytes: int, fs: FileSystem
 ) -> Iterator[Entry | str]:
     """Judge one directory entry: findings, the file to read, or a folder (str) to walk."""
     full, name = entry.path, entry.name
@@ -212,20 +212,20 @@ def _visit(
         yield Entry(Path(full), relpath, temporary)
         return
     if is_link:
-        resolved = _realpath(full)
-        problem = _link_problem(repo_path, resolved, root_real)
+        resolved = _realpath(full, fs)
+        problem = _link_problem(repo_path, resolved, root_real, fs)
         if problem is not None:
             yield Entry(Path(full), relpath, problem, unread=True)
             return
         assert resolved is not None
-        leads_to_folder = os.path.isdir(resolved)
+        leads_to_folder = fs.isdir(resolved)
         shown = relative(resolved, root_real)
         yield Entry(Path(full), relpath, storage.symlink_inside(repo_path, shown, leads_to_folder))
         if leads_to_folder:
-            yield from _linked_files(Path(full), relpath, resolved)
+            yield from _linked_files(Path(full), relpath, resolved, fs)
             return
     try:
-        info = os.stat(full)
+        info = fs.stat(full)
     except OSError as exc:
         yield Entry(Path(full), relpath, _unreadable(repo_path, "file", exc), unread=True)
         return
@@ -233,7 +233,7 @@ def _visit(
     yield Entry(Path(full), relpath, problem, unread=problem is not None)
 
 
-def _linked_files(link: Path, relpath: str, real: str) -> Iterator[Entry]:
+def _linked_files(link: Path, relpath: str, real: str, fs: FileSystem) -> Iterator[Entry]:
     """The files under a linked folder, by name only: present, never read.
 
     The link is the finding (AL705); listing what it holds keeps records that
@@ -241,14 +241,13 @@ def _linked_files(link: Path, relpath: str, real: str) -> Iterator[Entry]:
     Nothing is listed when the folder holds the link (a loop), and links
     inside it are not followed.
     """
-    if _inside(os.path.realpath(link.parent), real):
+    if _inside(fs.realpath(str(link.parent)), real):
         return
     pending = [("", real)]
     while pending:
         prefix, folder = pending.pop()
         try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+            entries = sorted(fs.scandir(folder), key=lambda e: e.name)
         except OSError:
             continue  # the link's finding already says its folder is not walked
         for entry in entries:
@@ -302,7 +301,9 @@ def relative(full: str, base: str) -> str:
     return Path(os.path.relpath(full, base)).as_posix()
 
 
-def _link_problem(repo_path: str, resolved: str | None, root_real: str) -> Diagnostic | None:
+def _link_problem(
+    repo_path: str, resolved: str | None, root_real: str, fs: FileSystem
+) -> Diagnostic | None:
     if resolved is None:
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link whose target cannot be resolved; not followed"
@@ -311,7 +312,7 @@ def _link_problem(repo_path: str, resolved: str | None, root_real: str) -> Diagn
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link leads outside the repository; not followed"
         )
-    if not os.path.exists(resolved):
+    if not fs.exists(resolved):
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link points to a path that does not exist; not followed"
         )
@@ -319,7 +320,7 @@ def _link_problem(repo_path: str, resolved: str | None, root_real: str) -> Diagn
 
 
 def read_file(
-    path: Path, repo_path: str, max_bytes: int = MAX_FILE_BYTES
+    path: Path, repo_path: str, max_bytes: int = MAX_FILE_BYTES, fs: FileSystem = DISK
 ) -> tuple[bytes | None, Diagnostic | None]:
     """Read a regular file of at most ``max_bytes``, or return the finding saying why not.
 
@@ -327,6 +328,6 @@ def read_file(
     descriptor, so a file swapped for a FIFO after the walk is never waited on.
     """
     try:
-        return read_regular(path, max_bytes), None
+        return fs.read(path, max_bytes), None
     except NotRead as exc:
         return None, _not_read(repo_path, exc, max_bytes)

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 #: ``-c`` settings given to every git command. Each one switches off a
 #: program that configuration could otherwise make git run.
@@ -129,10 +132,14 @@ def encode(path: str) -> bytes:
 
 @dataclass(frozen=True)
 class TreeEntry:
-    """An entry of a tree or the index: its mode and object id."""
+    """An entry of a tree or the index: its mode, object id and (for blobs) size.
+
+    ``size`` is -1 when it was not asked for, and for trees and gitlinks.
+    """
 
     mode: str
     sha: str
+    size: int = -1
 
     @property
     def is_regular(self) -> bool:
@@ -280,6 +287,44 @@ class Repository:
             entries[decode(path)] = TreeEntry(mode, sha)
         return entries
 
+    def list_tree(
+        self, commit: str, folders: Iterable[str], recursive: bool = False
+    ) -> dict[str, TreeEntry]:
+        """Entries of ``commit``'s tree in ``folders`` (``""`` is the top), with blob sizes.
+
+        Each folder's own entries are listed (``recursive``: every entry below
+        it, folders included), and the folders on the way to it. A folder that
+        is not a folder in the tree lists nothing. Paths are passed as literal
+        pathspecs, a few kilobytes per git process.
+        """
+        wanted = sorted(set(folders))
+        entries: dict[str, TreeEntry] = {}
+        base = ["ls-tree", "-z", "-l", "-t", "--full-tree", *(["-r"] if recursive else []), commit]
+        if "" in wanted:
+            # The top cannot share a process with folders below it: git would
+            # descend into those instead of listing them as entries of the top.
+            entries.update(_tree_records(self.run(*base)))
+            wanted.remove("")
+        for chunk in _chunks([f if recursive else f + "/" for f in wanted], 16384):
+            entries.update(_tree_records(self.run(*base, "--", *chunk)))
+        return entries
+
+    def additions(self, commit: str, prefix: str) -> dict[str, tuple[str, str]]:
+        """For every file under ``prefix`` ever added up to ``commit``: the newest commit
+        that added it, as ``(full id, short id)``. One ``git log`` process.
+
+        Merge commits add nothing of their own (the commit on the merged branch
+        that added a file is named), as ``git log --diff-filter=A`` reports them.
+        """
+        args = ["log", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--no-renames",
+                "--no-notes", "--diff-filter=A", "--format=%x00%x00%H %h", "--name-only", "-z",
+                commit, "--"]  # fmt: skip
+        return _additions(self.run(*args, *([prefix] if prefix else [])))
+
+    def blob_reader(self) -> BlobReader:
+        """A :class:`BlobReader` on this repository (one ``cat-file --batch`` process)."""
+        return BlobReader(self.top)
+
     def ls_index(self, prefixes: Iterable[str]) -> dict[str, IndexEntry]:
         """Stage-0 entries of the index under ``prefixes``, with their stat data.
 
@@ -367,6 +412,157 @@ class Repository:
         full, _, rest = decode(done.stdout).strip().partition("\0")
         short, _, subject = rest.partition("\0")
         return (full, short, subject) if full else None
+
+
+def _tree_records(out: bytes) -> dict[str, TreeEntry]:
+    """Parse ``ls-tree -z -l`` output: ``<mode> <type> <id> <size>\t<path>`` records."""
+    entries: dict[str, TreeEntry] = {}
+    for record in _split_z(out):
+        meta, _, path = record.partition(b"\t")
+        mode, _kind, sha, size = meta.decode("ascii").split()
+        entries[decode(path)] = TreeEntry(mode, sha, int(size) if size.isdigit() else -1)
+    return entries
+
+
+def _chunks(items: Sequence[str], budget: int) -> Iterator[list[str]]:
+    """``items`` in runs whose encoded length stays under ``budget`` bytes (argv limits)."""
+    chunk: list[str] = []
+    used = 0
+    for item in items:
+        size = len(encode(item)) + 1
+        if chunk and used + size > budget:
+            yield chunk
+            chunk, used = [], 0
+        chunk.append(item)
+        used += size
+    if chunk:
+        yield chunk
+
+
+class BlobReader:
+    """Reads blobs on demand through one long-lived ``git cat-file --batch`` process.
+
+    The process starts at the first read and runs with the same environment
+    and settings as every other git command (:func:`command`); it only reads
+    objects. A read that takes longer than the git timeout ends the process
+    and raises :class:`GitError`. Close it with :meth:`close` (or use it as a
+    context manager).
+    """
+
+    def __init__(self, top: Path) -> None:
+        self.top = top
+        self._process: subprocess.Popen[bytes] | None = None
+        self._busy_since: float | None = None
+        self._lock = threading.Lock()
+        self.reads = 0
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is None:
+            try:
+                self._process = subprocess.Popen(
+                    command("cat-file", "--batch"),
+                    cwd=self.top,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=environment(),
+                )
+            except OSError as exc:
+                raise GitError(f"git cat-file failed: {exc}") from exc
+            threading.Thread(target=self._watch, args=(self._process,), daemon=True).start()
+        return self._process
+
+    def _watch(self, process: subprocess.Popen[bytes]) -> None:
+        """End the process when one read hangs (git never should on local objects)."""
+        while process.poll() is None:
+            time.sleep(1)
+            with self._lock:
+                since = self._busy_since
+            if since is not None and time.monotonic() - since > _TIMEOUT_SECONDS:
+                process.kill()
+                return
+
+    def read(self, sha: str) -> bytes | None:
+        """The content of blob ``sha``, or None when it is missing or not a blob."""
+        process = self._start()
+        assert process.stdin is not None and process.stdout is not None
+        with self._lock:
+            self._busy_since = time.monotonic()
+        try:
+            process.stdin.write(sha.encode("ascii") + b"\n")
+            process.stdin.flush()
+            header = process.stdout.readline().split()
+            if len(header) != 3:
+                if not header:
+                    raise GitError("git cat-file ended unexpectedly")
+                return None  # "<name> missing" or "<name> ambiguous"
+            size = int(header[2])
+            data = _read_exactly(process.stdout, size + 1)[:size]
+        except (OSError, ValueError) as exc:
+            raise GitError(f"git cat-file failed: {exc}") from exc
+        finally:
+            with self._lock:
+                self._busy_since = None
+        self.reads += 1
+        return data if header[1] == b"blob" else None
+
+    def close(self) -> None:
+        """End the process (it exits when its input closes)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=_TIMEOUT_SECONDS)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+        finally:
+            if process.stdout is not None:
+                process.stdout.close()
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = stream.read(left)
+        if not chunk:
+            raise GitError("git cat-file ended in the middle of an object")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _additions(out: bytes) -> dict[str, tuple[str, str]]:
+    """Parse ``log -z --name-only`` output whose format is ``%x00%x00%H %h``.
+
+    Two empty fields in a row only occur at a commit's header (a path is
+    never empty), so no file name can pass for one.
+    """
+    added: dict[str, tuple[str, str]] = {}
+    fields = out.split(b"\0")
+    commit: tuple[str, str] | None = None
+    position = 0
+    while position < len(fields):
+        field = fields[position]
+        if field == b"" and position + 2 < len(fields) and fields[position + 1] == b"":
+            full, _, short = fields[position + 2].decode("ascii", "replace").partition(" ")
+            commit = (full, short)
+            position += 3
+            if position < len(fields) and fields[position].startswith(b"\n"):
+                fields[position] = fields[position][1:]
+            continue
+        if field and commit is not None:
+            added.setdefault(decode(field), commit)  # the newest addition comes first
+        position += 1
+    return added
 
 
 def _stat_value(name: str, value: str) -> int:

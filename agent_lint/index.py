@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lint.config import Config
 from agent_lint.handoffs import (
@@ -27,6 +27,9 @@ from agent_lint.kinds import EACH, INDEX_OF, Format, History, Kind, NameRule, Sc
 from agent_lint.markdown import Note, scan
 from agent_lint.positions import escape_token
 from agent_lint.schemas import SchemaStore
+
+if TYPE_CHECKING:
+    from agent_lint.filesystem import FileSystem, Origins
 
 
 def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator[tuple[str, Any]]:
@@ -167,11 +170,18 @@ def _value_at(data: Any, steps: tuple[str, ...]) -> Any:
 
 @dataclass
 class RepoIndex:
-    """Facts from every file, for the repo-wide checks."""
+    """Facts from every file, for the repo-wide checks.
+
+    ``fs`` is where the files were read (None: the disk), which path checks
+    ask too; ``history`` tells where the paths of append-only records are
+    checked (None: no git).
+    """
 
     root: Path = field(default_factory=lambda: Path("."))
     agent_prefix: str = ""
     config: Config = field(default_factory=Config)
+    fs: FileSystem | None = None
+    history: Origins | None = None
     folders: set[str] = field(default_factory=set)
     identities: list[Identity] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)

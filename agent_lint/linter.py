@@ -10,18 +10,21 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from agent_lint import fixer, gitgate
-from agent_lint.baseline import normalised_message
+from agent_lint import fixer, gitgate, gittree
+from agent_lint.baseline import apply as apply_baseline
+from agent_lint.baseline import fingerprint, normalised_message
 from agent_lint.config import Config, ConfigError, Limits
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.discovery import Target, find_target, read_file, relative, top_folders, walk
+from agent_lint.filesystem import DISK, FileSystem, Origins
+from agent_lint.gitplumbing import GitError
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import (
     KIND_FOLDERS,
@@ -67,6 +70,31 @@ class LintResult:
     limits: list[Path] = field(default_factory=list)
     baselined: int = 0
     stale_baseline: int = 0
+    pre_existing: int = 0
+    merge_base: str = ""
+
+    @property
+    def hidden(self) -> list[str]:
+        """Sentences saying how many findings a baseline or ``--new-only`` left out."""
+        said = []
+        if self.baselined:
+            said.append(f"{_plural(self.baselined, 'known finding')} hidden by the baseline")
+        if self.stale_baseline:
+            said.append(
+                f"{_plural(self.stale_baseline, 'baseline entry', 'baseline entries')} no "
+                "longer found (refresh it with --write-baseline)"
+            )
+        if self.pre_existing:
+            said.append(
+                f"{_plural(self.pre_existing, 'finding')} already present at the merge-base "
+                f"{self.merge_base} not reported (--new-only)"
+            )
+        return said
+
+    @property
+    def all_notices(self) -> list[str]:
+        """The run's notices, then what a baseline or ``--new-only`` left out (see ``hidden``)."""
+        return [*self.notices, *self.hidden]
 
     @property
     def errors(self) -> int:
@@ -82,6 +110,10 @@ class LintResult:
     def infos(self) -> int:
         """Number of info-level findings (summaries that need no action)."""
         return sum(1 for d in self.diagnostics if d.severity is Severity.INFO)
+
+
+def _plural(count: int, word: str, words: str = "") -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def _best_prefix(code: str, prefixes: Iterable[str]) -> int:
@@ -181,6 +213,11 @@ def lint_target(
     base: str | None = None,
     staged: bool = False,
     gate: gitgate.Request | None = None,
+    *,
+    new_only: bool = False,
+    fs: FileSystem = DISK,
+    history: Origins | None = None,
+    positions: bool = True,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
@@ -192,11 +229,45 @@ def lint_target(
     change's). A check runs only when one of its codes is selected; a file
     counts as clean enough to judge other files when it has no error after
     the configuration (selection and ``[severity]``) is applied.
+
+    With ``new_only`` (which needs a base), findings already present at the
+    merge-base are left out and counted (AL6xx are always reported). ``fs``
+    is where files are read (the disk, or a git tree when the merge-base
+    itself is linted); ``history`` tells where the paths of append-only
+    records are checked (by default, git's history of the work tree). Without
+    ``positions``, findings that carry only a JSON pointer are placed at 1:1
+    (files are not read again to place them).
     """
-    config = target.config
-    base = base or config.base
+    base = base or target.config.base
     if staged and not base:
         raise ConfigError("--staged compares the git index with a base: add --base REF")
+    if new_only and not base:
+        raise ConfigError(
+            "--new-only reports what a change adds to its merge-base with a base: add --base REF"
+        )
+    own = gittree.RecordHistory(target, base) if history is None and fs.on_disk else None
+    try:
+        return _lint_target(
+            target, only, unsafe_fixes, base, staged, gate, new_only, fs, history or own, positions
+        )
+    finally:
+        if own is not None:
+            own.close()
+
+
+def _lint_target(
+    target: Target,
+    only: Sequence[Path],
+    unsafe_fixes: bool,
+    base: str | None,
+    staged: bool,
+    gate: gitgate.Request | None,
+    new_only: bool,
+    fs: FileSystem,
+    history: Origins | None,
+    positions: bool,
+) -> LintResult:
+    config = target.config
     schemas = SchemaStore(config.schema_dirs)
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
@@ -204,7 +275,9 @@ def lint_target(
         root=target.root,
         agent_prefix="" if agent_prefix == "." else agent_prefix,
         config=config,
-        folders=top_folders(target),
+        fs=fs,
+        history=history,
+        folders=top_folders(target, fs),
     )
     file_checks = [c for c in FILE_CHECKS if any(is_enabled(x, config) for x in c.codes)]
     repo_checks = [c for c in REPO_CHECKS if any(is_enabled(x, config) for x in c.codes)]
@@ -214,7 +287,7 @@ def lint_target(
     cortex = False
     limits = config.limits
     budget = YamlBudget(limits)
-    for entry in walk(target):
+    for entry in walk(target, fs):
         path = relative(str(entry.path), str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
         match = classify(entry.relpath)
@@ -239,7 +312,7 @@ def lint_target(
             support = support_file(entry.relpath) if in_record_folder(entry.relpath) else None
             result.files.append((path, support or _not_read(entry.relpath)))
             continue
-        raw, unreadable = read_file(entry.path, path, limits.max_file_bytes)
+        raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
         if raw is None:
             assert unreadable is not None
             cortex = cortex or _undecided(entry.relpath, unreadable)
@@ -288,6 +361,7 @@ def lint_target(
     for repo_check in repo_checks if cortex else ():
         found.extend(repo_check.run(index))
     gate_config = config
+    located: gitgate.Located | None = None
     if base:
         # The append-only gate runs even then: a change that deletes every record
         # must not turn the gate off.
@@ -297,6 +371,7 @@ def lint_target(
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
+        located = outcome.located
     roots = [p.resolve() for p in only]
     result.limits = roots
     kept_findings = []
@@ -316,11 +391,49 @@ def lint_target(
     kept_findings = [
         d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
     ]
-    if any(d.fixable for d in kept_findings):
+    if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
-    result.diagnostics = sorted(_locate(kept_findings, formats, limits), key=Diagnostic.sort_key)
+    result.diagnostics = sorted(
+        _locate(kept_findings, formats if positions else {}, limits, fs), key=Diagnostic.sort_key
+    )
     result.indexes.append(index)
+    if new_only:
+        _leave_out_pre_existing(result, target, only, located)
     return result
+
+
+def _leave_out_pre_existing(
+    result: LintResult, target: Target, only: Sequence[Path], located: gitgate.Located | None
+) -> None:
+    """``--new-only``: drop the findings the merge-base already has, and count them.
+
+    The merge-base's tree is linted from git objects with the same
+    configuration and compared by fingerprint (see :mod:`agent_lint.baseline`),
+    each finding of the merge-base hiding one identical finding of the change.
+    The gate's findings (AL6xx) are about the change itself and always stay.
+    """
+    if located is None:
+        result.notices.append(
+            "--new-only found no merge-base to compare with: every finding is reported"
+        )
+        return
+    session = gittree.GitSession(located.repo, target)
+    known: Counter[str] = Counter()
+    try:
+        tree = gittree.base_tree(session, located.merge_base)
+        if tree.lexists(str(target.agent_dir)):  # else the change adds the agent dir
+            history = gittree.RecordHistory(target, session=session, reference=located.merge_base)
+            at_base = lint_target(target, only, fs=tree, history=history, positions=False)
+            known.update(fingerprint(d) for d in at_base.diagnostics)
+    except GitError as exc:
+        raise ConfigError(f"--new-only cannot read the merge-base: {exc}") from exc
+    finally:
+        session.close()
+    gate = [d for d in result.diagnostics if d.code.startswith(GATE_PREFIX)]
+    kept = apply_baseline((d for d in result.diagnostics if d not in gate), known)
+    result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)
+    result.pre_existing = kept.known
+    result.merge_base = f"{located.merge_base[:12]} of {located.base_name}"
 
 
 def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnostic]:
@@ -378,7 +491,10 @@ def _within(path: Path, limit: Path) -> bool:
 
 
 def _locate(
-    diagnostics: list[Diagnostic], formats: dict[str, tuple[Format, Path]], limits: Limits
+    diagnostics: list[Diagnostic],
+    formats: dict[str, tuple[Format, Path]],
+    limits: Limits,
+    fs: FileSystem = DISK,
 ) -> list[Diagnostic]:
     """Fill in line and column for findings that carry only a JSON pointer."""
     pending: dict[str, list[Diagnostic]] = defaultdict(list)
@@ -392,7 +508,7 @@ def _locate(
             located.append(diagnostic)
     for path, items in pending.items():
         fmt, full = formats[path]
-        locations = _locations(path, fmt, full, limits)
+        locations = _locations(path, fmt, full, limits, fs)
         for diagnostic in items:
             span = locations.find(diagnostic.pointer, diagnostic.target)
             if span is None:
@@ -404,8 +520,10 @@ def _locate(
     return located
 
 
-def _locations(path: str, fmt: Format, full: Path, limits: Limits) -> Locations:
-    raw, _ = read_file(full, path, limits.max_file_bytes)
+def _locations(
+    path: str, fmt: Format, full: Path, limits: Limits, fs: FileSystem = DISK
+) -> Locations:
+    raw, _ = read_file(full, path, limits.max_file_bytes, fs)
     try:
         text = (raw or b"").decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
@@ -432,6 +550,7 @@ def lint_paths(
     *,
     strict: bool = False,
     partial: bool = False,
+    new_only: bool = False,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -452,11 +571,23 @@ def lint_paths(
     for target, limits in groups.values():
         whole = target.root.resolve() in limits
         request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
-        result = lint_target(target, () if whole else limits, unsafe_fixes, base, staged, request)
+        result = lint_target(
+            target,
+            () if whole else limits,
+            unsafe_fixes,
+            base,
+            staged,
+            request,
+            new_only=new_only,
+        )
         if merged is None:
             merged = result
             continue
         merged.files_checked += result.files_checked
+        if result.pre_existing:
+            same = merged.merge_base in ("", result.merge_base)
+            merged.merge_base = result.merge_base if same else "of each repository"
+            merged.pre_existing += result.pre_existing
         merged.indexes.extend(result.indexes)
         merged.limits.extend(result.limits)
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()

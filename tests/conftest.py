@@ -20,6 +20,13 @@ CACHE = REPO / ".cache"
 
 Tree = Mapping[str, Any]
 
+# The fixtures sit inside this project's git repository, whose history is not theirs: git
+# stops above them, so they are linted as repositories without git (as a copy would be).
+# Tests of history-aware checks build repositories of their own.
+os.environ["GIT_CEILING_DIRECTORIES"] = os.pathsep.join(
+    filter(None, [str(FIXTURES), os.environ.get("GIT_CEILING_DIRECTORIES")])
+)
+
 # Property tests: a short, reproducible run by default; AGENT_LINT_FUZZ=long explores for
 # much longer with fresh random examples (see the README's Development section).
 _FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]

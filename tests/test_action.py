@@ -28,11 +28,19 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
 STEPS = {step.get("id", step["name"]): step for step in ACTION["runs"]["steps"]}
 
 
+PLACEHOLDER = "agent-lint/agent-lint@<release-commit-sha>"
+
+
 def readme_workflow() -> str:
     """The complete workflow example of the README (the yaml block that starts with name:)."""
     blocks = re.findall(r"```yaml\n(.*?)```", README, flags=re.S)
     [workflow] = [b for b in blocks if b.startswith("name: agent-lint") and "jobs:" in b]
-    return workflow
+    return str(workflow)
+
+
+def pinned_workflow() -> str:
+    """The README workflow as a user pins it: the placeholder replaced by a release commit."""
+    return readme_workflow().replace(PLACEHOLDER, "agent-lint/agent-lint@" + "5" * 40)
 
 
 def test_action_validates_against_the_published_schema():
@@ -51,8 +59,16 @@ def test_run_scripts_never_interpolate_expressions():
 
 def test_every_uses_is_pinned_to_a_commit():
     uses = [s["uses"] for s in ACTION["runs"]["steps"] if "uses" in s]
-    uses += re.findall(r"uses: (\S+)", readme_workflow())
+    uses += re.findall(r"uses: (\S+)", pinned_workflow())
     assert uses and all(re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in uses), uses
+
+
+def test_the_readme_pins_agent_lint_with_an_obvious_placeholder():
+    """Copied as is, the workflow names no commit that exists; the text says what to pin."""
+    workflow = readme_workflow()
+    assert re.findall(r"agent-lint/agent-lint@\S+", workflow) == [PLACEHOLDER]
+    before = README[: README.index(workflow)]
+    assert "Replace `<release-commit-sha>` with the full commit id of the" in before
 
 
 def test_outputs():
@@ -99,7 +115,7 @@ def _tool(name: str) -> str:
 def test_actionlint_and_zizmor_are_clean(tmp_path):
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
-    (workflows / "agent-lint.yml").write_text(readme_workflow())
+    (workflows / "agent-lint.yml").write_text(pinned_workflow())
     shutil.copy(REPO / "action.yml", tmp_path / "action.yml")
     lint = subprocess.run(
         [_tool("actionlint"), "-no-color", str(workflows / "agent-lint.yml")],
@@ -267,6 +283,29 @@ def test_pull_request_annotations_summary_sarif_and_outputs(tmp_path, installed)
     assert sarif_path == tmp_path / "runner" / "agent-lint.sarif"
     sarif = json.loads(sarif_path.read_text())
     assert {r["ruleId"] for r in sarif["runs"][0]["results"]} >= {"AL601", "AL404"}
+
+
+@pytest.mark.slow
+def test_pull_requests_report_only_what_they_add(tmp_path, installed):
+    """A repository with drift: the pull request's new problem is the only annotation."""
+    repo = make_repo(tmp_path, "real-world")
+    git(repo, "checkout", "-q", "-b", "change")
+    edit(repo / ".agent/missions/M-007/mission-plan.md", "# ", "[runbook](runbook.md)\n\n# ")
+    commit_all(repo, "link a runbook")
+    runner = _runner(tmp_path, repo, installed, event=pull_request(repo))
+    done = runner.lint()
+    assert done.returncode == 1
+    annotations = [line for line in done.stdout.splitlines() if line.startswith("::error")]
+    assert len(annotations) == 1 and "runbook.md" in annotations[0]
+    assert "13 findings already present at the merge-base" in done.stdout  # a ::notice
+    assert "13 findings already present at the merge-base" in runner.summary.read_text()
+    assert runner.outputs["lint"]["errors"] == "1"
+    everything = _runner(
+        tmp_path, repo, installed, inputs={"new-only": "false"}, event=pull_request(repo)
+    )
+    done = everything.lint()
+    assert everything.outputs["lint"]["errors"] == "10"
+    assert "already present" not in done.stdout
 
 
 @pytest.mark.slow

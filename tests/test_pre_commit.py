@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,11 +25,25 @@ _IGNORE = shutil.ignore_patterns(
 )  # fmt: skip
 
 
-def test_every_hook_id_is_in_the_readme():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert [hook["id"] for hook in HOOKS] == ["agent-lint", "agent-lint-fix", "agent-lint-handoffs"]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def readme_config() -> str:
+    """The README's recommended .pre-commit-config.yaml."""
+    [config] = [b for b in re.findall(r"```yaml\n(.*?)```", README, flags=re.S) if "hooks:" in b]
+    return str(config)
+
+
+def test_the_readme_recommends_one_fixing_hook_and_the_gate():
+    recommended = YAML(typ="safe").load(readme_config())["repos"][0]["hooks"]
+    assert [hook["id"] for hook in recommended] == ["agent-lint", "agent-lint-handoffs"]
+    assert [hook["id"] for hook in HOOKS] == ["agent-lint", "agent-lint-handoffs", "agent-lint-fix"]
+    by_id = {hook["id"]: hook for hook in HOOKS}
+    assert "--fix" in by_id["agent-lint"]["entry"].split()
+    assert "AL6" not in by_id["agent-lint"]["entry"]  # the gate is the other hook's
+    assert by_id["agent-lint-handoffs"]["entry"].split()[1:3] == ["--select", "AL6"]
     for hook in HOOKS:
-        assert f"id: {hook['id']}" in readme
+        assert f"`{hook['id']}`" in README
 
 
 def test_hook_manifest_settings():
@@ -93,16 +108,14 @@ def hook_repository(tmp_path_factory) -> tuple[Path, str, Path]:
     return hooks, rev, tmp / "pre-commit-home"
 
 
-def _install_hooks(repo: Path, env: dict[str, str], hooks: Path, rev: str) -> None:
-    (repo / ".pre-commit-config.yaml").write_text(
-        "repos:\n"
-        f"  - repo: {hooks.as_uri()}\n"
-        f"    rev: {rev}\n"
-        "    hooks:\n"
-        "      - id: agent-lint\n"
-        "      - id: agent-lint-fix\n"
-        "      - id: agent-lint-handoffs\n"
-    )
+def _install_hooks(
+    repo: Path, env: dict[str, str], hooks: Path, rev: str, config: str | None = None
+) -> None:
+    """The README's configuration (or ``config``), pointing at the hook repository under test."""
+    text = config if config is not None else readme_config()
+    text = re.sub(r"(?m)^(\s*- repo: ).*$", lambda m: m.group(1) + hooks.as_uri(), text)
+    text = re.sub(r"(?m)^(\s*rev: ).*$", lambda m: m.group(1) + rev, text)
+    (repo / ".pre-commit-config.yaml").write_text(text)
     install = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env,
         capture_output=True, text=True,
@@ -172,3 +185,32 @@ def test_first_commit_and_a_repository_without_a_remote_pass(tmp_path, hook_repo
     refused = _commit(repo, env, "rewrite")
     assert refused.returncode != 0
     assert "AL601" in refused.stdout + refused.stderr
+
+
+OLD_CONFIG = """repos:
+  - repo: https://github.com/agent-lint/agent-lint
+    rev: v0.1.0
+    hooks:
+      - id: agent-lint
+      - id: agent-lint-fix
+      - id: agent-lint-handoffs
+"""
+
+
+@pytest.mark.slow
+def test_an_older_configuration_with_three_hooks_prints_no_finding_twice(tmp_path, hook_repository):
+    hooks, rev, home = hook_repository
+    env = _pre_commit_env(tmp_path, home)
+    repo = make_repo(tmp_path)
+    _install_hooks(repo, env, hooks, rev, OLD_CONFIG)
+    git(repo, "add", ".pre-commit-config.yaml")
+    state = repo / CONV / "handoffs/state.json"
+    state.write_text(state.read_text().replace('"H-003"', '"H-002"'))
+    meta = repo / CONV / "meta.json"
+    meta.write_text(meta.read_text().replace('"turn_count": 7', '"turn_count": 6'))
+    done = _commit(repo, env, "stale state, wrong count")
+    shown = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert shown.count("AL410") == 1  # reported by the agent-lint hook alone
+    assert "AL503" not in shown  # fixed by the agent-lint hook; nothing left for agent-lint-fix
+    assert json.loads(state.read_text())["latest_handoff_id"] == "H-003"

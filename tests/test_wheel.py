@@ -7,6 +7,7 @@ import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,10 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     )
     assert build.returncode == 0, build.stderr[-2000:]
     [wheel] = wheelhouse.glob("agent_lint-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        [license_file] = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert archive.read(license_file) == (REPO / "LICENSE").read_bytes()
 
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=True)

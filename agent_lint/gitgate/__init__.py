@@ -45,6 +45,7 @@ from agent_lint.kinds import KIND_FOLDERS
 AUTO = "auto"
 AUTO_CANDIDATES = ("@{upstream}", "origin/HEAD", "origin/main", "origin/master")
 _SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
+NO_COMMIT = "no commit yet"
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,14 @@ class Outcome:
 
     ``config`` holds the AL6xx settings (the merge-base's configuration with
     the command line's ``--select``/``--ignore``); None when the gate did not run.
+    ``located`` is where the change branched (None when there was no base).
     """
 
     findings: list[Diagnostic] = field(default_factory=list)
     changed: set[str] | None = None
     notices: list[str] = field(default_factory=list)
     config: Config | None = None
+    located: Located | None = None
 
 
 def run(target: Target, request: Request) -> Outcome:
@@ -80,30 +83,50 @@ def run(target: Target, request: Request) -> Outcome:
         raise ConfigError(str(exc)) from exc
 
 
-def _run(target: Target, request: Request) -> Outcome:
-    auto = request.base == AUTO
+@dataclass(frozen=True)
+class Located:
+    """Where the change under review branched: repository, HEAD, base and merge-base."""
+
+    repo: Repository
+    head: str
+    base: str
+    base_name: str
+    merge_base: str
+
+
+def locate(target: Target, spec: str) -> Located | list[str]:
+    """The merge-base of HEAD and the base ``spec`` (``auto`` allowed), or why there is none.
+
+    Returns the notices of a run that has nothing to compare with (``auto``
+    found no base, no commit yet, no shared history); raises
+    :class:`ConfigError` when an explicit base cannot be used.
+    """
+    try:
+        return _locate(target, spec)
+    except GitError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+def _locate(target: Target, spec: str) -> Located | list[str]:
+    auto = spec == AUTO
     repo = choose_repository(target.agent_dir, target.root)
     if repo is None:
         if auto:
-            return Outcome(notices=[f"{target.agent_dir} is not in a git repository: "
-                                    "the append-only gate (AL6xx) was skipped"])  # fmt: skip
+            return [f"{target.agent_dir} is not in a git repository"]
         raise ConfigError(f"--base needs a git repository, and {target.agent_dir} is not in one")
-    resolved = resolve_base(repo, request.base)
+    resolved = resolve_base(repo, spec)
     if resolved is None:
-        return Outcome(notices=["no base branch to compare with (no upstream branch, origin/HEAD, "
-                                "origin/main or origin/master): the append-only gate (AL6xx) "
-                                "was skipped"])  # fmt: skip
+        return ["no base branch to compare with (no upstream branch, origin/HEAD, "
+                "origin/main or origin/master)"]  # fmt: skip
     base, base_name = resolved
     head = repo.commit("HEAD")
     if head is None:
-        return Outcome(notices=["no commit yet: nothing is merged, so the append-only gate "
-                                "(AL6xx) has nothing to protect"])  # fmt: skip
+        return [NO_COMMIT]
     merge_base = repo.merge_base(head, base)
     if merge_base is None:
         shallow = bool(repo.shallow_commits())
         if auto and not shallow:
-            return Outcome(notices=[f"HEAD shares no history with {base_name}: the append-only "
-                                    "gate (AL6xx) was skipped"])  # fmt: skip
+            return [f"HEAD shares no history with {base_name}"]
         if shallow:
             raise ConfigError(
                 f"HEAD and --base {base_name!r} have no common commit in this shallow clone. "
@@ -111,6 +134,28 @@ def _run(target: Target, request: Request) -> Outcome:
                 "on GitHub Actions let the agent-lint action fetch it."
             )
         raise ConfigError(f"HEAD and --base {base_name!r} share no history: nothing to compare")
+    return Located(repo, head, base, base_name, merge_base)
+
+
+def _skipped(reasons: list[str]) -> list[str]:
+    """The gate's notices when there is nothing to compare with."""
+    return [f"{NO_COMMIT}: nothing is merged, so the append-only gate (AL6xx) has nothing to "
+            "protect" if reason == NO_COMMIT else
+            f"{reason}: the append-only gate (AL6xx) was skipped"
+            for reason in reasons]  # fmt: skip
+
+
+def _run(target: Target, request: Request) -> Outcome:
+    found = _locate(target, request.base)
+    if isinstance(found, list):
+        return Outcome(notices=_skipped(found))
+    repo, head, base, base_name, merge_base = (
+        found.repo,
+        found.head,
+        found.base,
+        found.base_name,
+        found.merge_base,
+    )
     fork = fork_point(repo, head, base) or merge_base
     settings = _Settings(repo, target, request, merge_base)
     config, notices = settings.gate_config()
@@ -133,7 +178,7 @@ def _run(target: Target, request: Request) -> Outcome:
         merged_in=_MergedIn(repo, merge_base, base_name),
     )
     findings, changed = check(comparison)
-    return Outcome(findings, changed, notices, config)
+    return Outcome(findings, changed, notices, config, found)
 
 
 def choose_repository(agent_dir: Path, root: Path | None = None) -> Repository | None:

@@ -29,7 +29,7 @@ def render(result: LintResult, workspace: Path | None = None) -> str:
     closing ``::notice`` so nothing disappears silently. Paths are relative to
     ``workspace`` (the checkout) when given. Notices of the run come first.
     """
-    lines = [f"::notice title=agent-lint::{workflow.message(n)}" for n in result.notices]
+    lines = [f"::notice title=agent-lint::{workflow.message(n)}" for n in result.all_notices]
     if result.fixed:
         paths = ", ".join(workspace_path(p, result.root, workspace) for p in result.fixed)
         fixed = (

@@ -13,8 +13,9 @@ SCHEMA_VERSION = 1
 def as_dict(result: LintResult) -> dict[str, Any]:
     """The JSON document as a Python mapping (version 1 of the contract).
 
-    ``notices`` (run-level messages, such as a skipped append-only gate)
-    appears only when there are some.
+    ``notices`` (run-level messages, such as a skipped append-only gate, and
+    how many findings a baseline or ``--new-only`` left out) appears only when
+    there are some.
     """
     document: dict[str, Any] = {
         "version": SCHEMA_VERSION,
@@ -40,8 +41,8 @@ def as_dict(result: LintResult) -> dict[str, Any]:
     }
     if result.infos:
         document["summary"]["infos"] = result.infos
-    if result.notices:
-        document["notices"] = list(result.notices)
+    if result.all_notices:
+        document["notices"] = result.all_notices
     return document
 
 

@@ -95,7 +95,7 @@ def as_dict(result: LintResult, workspace: Path | None = None) -> dict[str, Any]
                     {
                         "executionSuccessful": True,
                         "toolExecutionNotifications": [
-                            _notification(text, "note") for text in result.notices
+                            _notification(text, "note") for text in result.all_notices
                         ],
                     }
                 ],

@@ -105,7 +105,7 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
             f"{len(result.diagnostics) - annotated} of {len(result.diagnostics)} findings are "
             "not annotated on the diff, and all of them are listed below."
         )
-    for notice in result.notices:
+    for notice in result.all_notices:
         out += ["", f"Notice: {code(notice)}"]
     if result.fixed:
         out += ["", "Fixed: " + ", ".join(code(located(p)) for p in result.fixed)]

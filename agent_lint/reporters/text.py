@@ -96,21 +96,14 @@ def _plural(count: int, word: str) -> str:
 
 
 def summary(result: LintResult) -> str:
-    """How many files were checked and fixed, what was found, and what a baseline hid."""
+    """How many files were checked and fixed, what was found, and what a baseline or
+    ``--new-only`` left out."""
     files = f"{_plural(result.files_checked, 'file')} checked"
     fixed = ""
     if result.fixed:
         paths = ", ".join(inert(path) for path in result.fixed)
         fixed = f"Fixed {_plural(len(result.fixed), 'file')}: {paths}\n"
-    known = ""
-    if result.baselined:
-        known = f"; {_plural(result.baselined, 'known finding')} hidden by the baseline"
-    if result.stale_baseline:
-        stale = result.stale_baseline
-        known += (
-            f"; {stale} baseline entr{'y' if stale == 1 else 'ies'} no longer found "
-            "(refresh it with --write-baseline)"
-        )
+    known = "".join(f"; {said}" for said in result.hidden)
     if not result.files_checked and not result.diagnostics and result.notices:
         return f"{fixed}Nothing checked{known}."
     if not result.errors and not result.warnings:

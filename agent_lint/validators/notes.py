@@ -6,12 +6,13 @@ import os
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from urllib.parse import unquote
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
-from agent_lint.fileio import NotRead, read_regular
+from agent_lint.fileio import NotRead
+from agent_lint.filesystem import DISK, FileSystem
 from agent_lint.index import NoteFacts, RepoIndex, slug_stems
 from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import NAMESPACES
@@ -20,6 +21,7 @@ from agent_lint.validators.references import (
     Absent,
     PathChecker,
     Resolver,
+    in_history,
     path_checker_of,
     path_diagnostic,
     resolver_of,
@@ -33,8 +35,11 @@ BROKEN_LINK = Rule(
     "note or a mission note whose file does not exist, or whose `#anchor` names no heading "
     "of the linked Markdown file (anchors as GitHub renders them). Links with a scheme "
     "(`https:`, `mailto:`) are not checked. A link repeated in one note is one finding "
-    "with the count. In handoff notes (append-only once merged), and with `completeness = "
-    '"partial"`, a link to a missing file is a warning.',
+    "with the count. Handoff notes are append-only once merged: a merged note's links are "
+    "checked against the commit that added it (a heading or file renamed later is no "
+    "finding; a link already broken then is a warning), a note not merged yet is judged like "
+    'any other, and without git a broken link is a warning. With `completeness = "partial"` '
+    "a link to a missing file is a warning.",
     "[design](../docs/desing.md)  or  [state](summary.md#curent-state)",
     "[design](../docs/design.md)  or  [state](summary.md#current-state)",
 )
@@ -74,13 +79,25 @@ class _Anchors:
 
     Only regular files that resolve inside the repository are read, opened
     without blocking and up to a size limit: a link to anything else (a FIFO,
-    a device, a file outside) is checked for existence alone.
+    a device, a file outside) is checked for existence alone. ``fs`` is where
+    they are read (the run's file system, or the tree of an older commit).
     """
 
-    def __init__(self, index: RepoIndex) -> None:
+    def __init__(self, index: RepoIndex, fs: FileSystem | None = None) -> None:
         self.index = index
-        self.cache: dict[str, set[str] | None] = dict(index.anchors)
-        self.root_real = os.path.realpath(index.root).rstrip(os.sep) + os.sep
+        self.fs = fs or index.fs or DISK
+        own = fs is None or fs is index.fs
+        self.cache: dict[str, set[str] | None] = dict(index.anchors) if own else {}
+        self.root_real = self.fs.realpath(str(index.root)).rstrip(os.sep) + os.sep
+        self._others: dict[int, _Anchors] = {}
+
+    def on(self, fs: FileSystem) -> _Anchors:
+        """The anchors as ``fs`` holds them (one reader per file system)."""
+        if fs is self.fs:
+            return self
+        if id(fs) not in self._others:
+            self._others[id(fs)] = _Anchors(self.index, fs)
+        return self._others[id(fs)]
 
     def of(self, path: str) -> set[str] | None:
         """Anchors of the Markdown file at ``path``; None when it is not read."""
@@ -91,13 +108,13 @@ class _Anchors:
     def _read(self, path: str) -> set[str] | None:
         full = os.path.join(self.index.root, path)
         try:
-            inside = os.path.realpath(full).startswith(self.root_real)
+            inside = self.fs.realpath(full).startswith(self.root_real)
         except (OSError, ValueError):
             return None
         if not inside:
             return None
         try:
-            raw = read_regular(full, _MAX_NOTE_BYTES)
+            raw = self.fs.read(full, _MAX_NOTE_BYTES)
         except NotRead:
             return None
         return scan(raw.decode("utf-8", errors="replace")).anchors
@@ -136,73 +153,78 @@ def _links(
 ) -> Iterator[Diagnostic]:
     found: list[Diagnostic] = []
     keys: list[str] = []
-    lenient = not index.config.strict
-    for finding, key in _link_findings(index, facts.path, facts.note.links, checker, anchors):
-        absent_file = finding.code == BROKEN_LINK.code and finding.key == "missing"
-        if (finding.code == BROKEN_LINK.code and lenient and facts.append_only) or (
-            absent_file and index.config.partial
-        ):
+    for link in facts.note.links:
+        finding = _link_finding(facts.path, link, checker, anchors)
+        if finding is not None and finding.code == BROKEN_LINK.code and facts.append_only:
+            then = _fine_then(facts.path, link, checker, anchors)
+            finding = in_history(index, facts.path, finding, then)
+        if finding is None:
+            continue
+        if finding.key == "missing" and index.config.partial:
             finding = replace(finding, severity=Severity.WARNING)
         found.append(finding)
-        keys.append(key)
+        keys.append(link.text)
     yield from _grouped(found, keys)
 
 
-def _link_findings(
-    index: RepoIndex, path: str, links: list[Token], checker: PathChecker, anchors: _Anchors
-) -> Iterator[tuple[Diagnostic, str]]:
-    folder = posixpath.dirname(path)
-    for link in links:
-        if _SCHEME.match(link.text):
-            continue
-        target, _, anchor = link.text.partition("#")
-        target = unquote(target)
-        if not target:
-            resolved = path
-        elif target.startswith("/"):
-            resolved = target.lstrip("/")  # repository-root relative, as GitHub renders it
-        else:
-            resolved = posixpath.normpath(posixpath.join(folder, target))
-        problem = checker.problem(resolved)
-        if problem == "missing":
-            yield (
-                replace(
-                    _report(
-                        BROKEN_LINK,
-                        path,
-                        f"link target {quote(link.text)} does not exist ({clip(resolved)})",
-                        link,
-                    ),
-                    key="missing",
-                ),
-                link.text,
+def _fine_then(
+    path: str, link: Token, checker: PathChecker, anchors: _Anchors
+) -> Callable[[FileSystem], bool]:
+    """Whether the link led where it says in the files of an older commit."""
+    return lambda old: _link_finding(path, link, checker.on(old), anchors.on(old)) is None
+
+
+def _target(path: str, link: Token) -> tuple[str, str] | None:
+    """The repository path a relative link leads to, and its anchor (None for a URL)."""
+    if _SCHEME.match(link.text):
+        return None
+    target, _, anchor = link.text.partition("#")
+    target = unquote(target)
+    if not target:
+        return path, anchor
+    if target.startswith("/"):
+        return target.lstrip("/"), anchor  # repository-root relative, as GitHub renders it
+    return posixpath.normpath(posixpath.join(posixpath.dirname(path), target)), anchor
+
+
+def _link_finding(
+    path: str, link: Token, checker: PathChecker, anchors: _Anchors
+) -> Diagnostic | None:
+    """What is wrong with one link of the note at ``path`` (None: it leads where it says)."""
+    found = _target(path, link)
+    if found is None:
+        return None
+    resolved, anchor = found
+    problem = checker.problem(resolved)
+    if problem == "missing":
+        return replace(
+            _report(
+                BROKEN_LINK,
+                path,
+                f"link target {quote(link.text)} does not exist ({clip(resolved)})",
+                link,
+            ),
+            key="missing",
+        )
+    if problem is not None:
+        return path_diagnostic(
+            problem,
+            path,
+            f"link target {quote(link.text)}",
+            line=link.line,
+            column=link.column,
+            end_column=link.end_column,
+        )
+    if anchor and resolved.endswith(".md"):
+        known = anchors.of(resolved)
+        if known is not None and unquote(anchor).lower() not in known:
+            return _report(
+                BROKEN_LINK,
+                path,
+                f"link anchor {quote('#' + anchor)} names no heading of {clip(resolved)}",
+                link,
             )
-            continue
-        if problem is not None:
-            yield (
-                path_diagnostic(
-                    problem,
-                    path,
-                    f"link target {quote(link.text)}",
-                    line=link.line,
-                    column=link.column,
-                    end_column=link.end_column,
-                ),
-                link.text,
-            )
-            continue
-        if anchor and resolved.endswith(".md"):
-            known = anchors.of(resolved)
-            if known is not None and unquote(anchor).lower() not in known:
-                yield (
-                    _report(
-                        BROKEN_LINK,
-                        path,
-                        f"link anchor {quote('#' + anchor)} names no heading of {clip(resolved)}",
-                        link,
-                    ),
-                    link.text,
-                )
+    return None
 
 
 #: Longest id that a mention followed by a slug is tried as (bounds the work per mention).
@@ -279,6 +301,13 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
     resolver = resolver_of(index)
     shapes = _shapes(resolver)
     absent = Absent()
+    anchors.fs.prefetch(
+        full
+        for facts in index.notes
+        for link in facts.note.links
+        if (target := _target(facts.path, link)) is not None
+        and (full := checker.full(target[0])) is not None
+    )
     for facts in index.notes:
         yield from _links(index, facts, checker, anchors)
         found: list[Diagnostic] = []

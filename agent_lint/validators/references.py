@@ -13,12 +13,14 @@ import os
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
+from agent_lint.baseline import normalised_message
 from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
-from agent_lint.index import RepoIndex
+from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
+from agent_lint.index import PathReference, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import NAMESPACES
 from agent_lint.suggest import Suggester
@@ -50,8 +52,11 @@ MISSING_PATH = Rule(
     "to a folder; values with `*` or `?` are patterns and are not checked; a note in "
     "parentheses after the path (`lib/x.js (712 lines)`) is not part of it. When a file of "
     "that name exists in another folder, or a close name in the same folder, it is "
-    "suggested. In handoffs, which are append-only once merged, a missing path is a "
-    "warning (an error with `strict = true`). A decision's or waitpoint's "
+    "suggested. Handoffs are append-only once merged: in a merged handoff a path is checked "
+    "against the commit that added the handoff (renaming the file later is no finding; a "
+    "path already missing then is a warning), in one not merged yet a missing path is an "
+    "error, and without git a warning (always an error with `strict = true`). A decision's "
+    "or waitpoint's "
     "`gate.resource_ref` names the gated resource (often a revision or a branch, not a "
     "file) and is checked as a path only with `strict = true`. With `completeness = "
     '"partial"` missing paths inside the agent dir are summed up in one info finding per '
@@ -297,15 +302,39 @@ def expand_braces(value: str, limit: int | None = None) -> list[str]:
 
 @dataclass
 class PathChecker:
-    """Classifies repository paths without opening them; results are cached."""
+    """Classifies repository paths without opening them; results are cached.
+
+    Existence is asked of ``fs`` (the run's file system by default; a merged
+    record's paths are checked in the tree of the commit that added it).
+    """
 
     index: RepoIndex
     cache: dict[str, str | None] = field(default_factory=dict)
+    fs: FileSystem | None = None
 
     def __post_init__(self) -> None:
+        self.fs = self.fs or self.index.fs or DISK
         self.root = str(self.index.root)
-        self.root_real = os.path.realpath(self.root)
+        self.root_real = self.fs.realpath(self.root)
         self.schemes = dict(self.index.config.path_schemes)
+        self._others: dict[int, PathChecker] = {}
+
+    def on(self, fs: FileSystem) -> PathChecker:
+        """The checker of the same repository asking ``fs`` (one per file system)."""
+        if fs is self.fs:
+            return self
+        if id(fs) not in self._others:
+            self._others[id(fs)] = PathChecker(self.index, fs=fs)
+        return self._others[id(fs)]
+
+    def full(self, path: str) -> str | None:
+        """The absolute path of a repository path that can exist (None: absolute, outside)."""
+        if path.startswith(("/", "\\")) or _DRIVE.match(path):
+            return None
+        normal = posixpath.normpath(path.replace("\\", "/"))
+        if normal == ".." or normal.startswith("../"):
+            return None
+        return os.path.join(self.root, normal)
 
     def to_repo_path(self, value: str) -> str | None:
         """Map a record value to a repository path, or None when it is not a path."""
@@ -335,17 +364,19 @@ class PathChecker:
             if normal == ".." or normal.startswith("../"):
                 found = "outside"
             else:
+                fs = self.fs
+                assert fs is not None
                 full = os.path.join(self.root, normal)
-                if not os.path.lexists(full):
+                if not fs.lexists(full):
                     found = "missing"
                 else:
                     try:
-                        real = os.path.realpath(full)
+                        real = fs.realpath(full)
                     except (OSError, ValueError):
                         real = ""  # a link on the way cannot be resolved: not followed
                     if real != self.root_real and not real.startswith(self.root_real + os.sep):
                         found = "symlink"
-                    elif not os.path.exists(full):
+                    elif not fs.exists(full):
                         found = "missing"
         self.cache[path] = found
         return found
@@ -410,27 +441,79 @@ def elsewhere(index: RepoIndex, path: str) -> str | None:
     return posixpath.join(posixpath.dirname(path), close[0]) if close else None
 
 
-def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
-    """Path references exist inside the repository (AL302, AL303)."""
-    checker = path_checker_of(index)
-    strict = index.config.strict
-    absent = Absent()
+def in_history(
+    index: RepoIndex, record: str, finding: Diagnostic, fine_in: Callable[[FileSystem], bool]
+) -> Diagnostic | None:
+    """A broken path or link of an append-only record, as its history has it reported.
+
+    A merged record (see :class:`~agent_lint.filesystem.Origins`) is judged in
+    the tree of the commit that added it: None when the path was fine there (it
+    was renamed or removed since, which never forces a rewrite of history), a
+    warning saying so when it was already broken. A record not merged yet can
+    still be fixed: the finding keeps its rule's severity. Without git it is a
+    warning. ``strict = true`` judges every record in the current tree.
+    """
+    if index.config.strict:
+        return finding
+    origin = index.history.origin(record) if index.history is not None else Standing.UNKNOWN
+    if origin is Standing.UNMERGED:
+        return finding
+    if not isinstance(origin, AddedIn):
+        return replace(finding, severity=Severity.WARNING)
+    if fine_in(origin.fs):
+        return None
+    return replace(
+        finding,
+        severity=Severity.WARNING,
+        message=f"{finding.message} (also in {origin.commit}, the commit that added "
+        f"{posixpath.basename(record)})",
+        key=finding.key or normalised_message(finding),
+    )
+
+
+def _exists_in(checker: PathChecker, path: str) -> Callable[[FileSystem], bool]:
+    """Whether ``path`` existed in the files of an older commit."""
+    return lambda old: checker.on(old).problem(path) is None
+
+
+def _candidates(
+    index: RepoIndex, checker: PathChecker
+) -> Iterator[tuple[PathReference | Diagnostic, list[str]]]:
+    """Each path reference with the paths it names, or with the finding that it names too many."""
+    limit = index.config.limits.max_brace_alternatives
     for ref in index.paths:
-        if ref.strict_only and not strict:
+        if ref.strict_only and not index.config.strict:
             continue
         target = checker.to_repo_path(ref.value)
         if target is None:
             continue
-        limit = index.config.limits.max_brace_alternatives
         try:
-            candidates = expand_braces(target, limit)
+            yield ref, expand_braces(target, limit)
         except TooManyAlternatives:
-            yield LIMIT_EXCEEDED.at(
-                ref.path,
-                f"{ref.field} expands to more than {limit} paths; not checked: "
-                f"{over_limit('max-brace-alternatives', limit)}",
-                pointer=ref.pointer,
+            yield (
+                LIMIT_EXCEEDED.at(
+                    ref.path,
+                    f"{ref.field} expands to more than {limit} paths; not checked: "
+                    f"{over_limit('max-brace-alternatives', limit)}",
+                    pointer=ref.pointer,
+                ),
+                [],
             )
+
+
+def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Path references exist inside the repository (AL302, AL303)."""
+    checker = path_checker_of(index)
+    absent = Absent()
+    items = list(_candidates(index, checker))
+    fs = checker.fs
+    assert fs is not None
+    fs.prefetch(
+        full for _, candidates in items for c in candidates if (full := checker.full(c)) is not None
+    )
+    for ref, candidates in items:
+        if isinstance(ref, Diagnostic):
+            yield ref
             continue
         for candidate in candidates:
             problem = checker.problem(candidate)
@@ -445,8 +528,11 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             meant = elsewhere(index, posixpath.normpath(candidate))
             hint = f'; did you mean "{meant}"?' if meant else ""
             finding = path_diagnostic(problem, ref.path, shown, pointer=ref.pointer, hint=hint)
-            if ref.append_only and not strict:
-                finding = replace(finding, severity=Severity.WARNING)
+            if ref.append_only:
+                judged = in_history(index, ref.path, finding, _exists_in(checker, candidate))
+                if judged is None:
+                    continue
+                finding = judged
             folder = posixpath.dirname(posixpath.normpath(candidate))
             in_agent_dir = not index.agent_prefix or f"{folder}/".startswith(
                 f"{index.agent_prefix}/"
