@@ -78,3 +78,83 @@ def test_a_baseline_past_the_size_limit_is_refused(repo, capsys, monkeypatch):
     monkeypatch.setattr(baseline, "MAX_BASELINE_BYTES", 16)
     assert main([str(repo), "--baseline", str(known)]) == 2
     assert "cannot read the baseline" in capsys.readouterr().err
+
+
+# -- patterns are evaluated in linear time ------------------------------------------------
+
+_NESTED = "^(a+)+$"
+
+
+def _user_schema(root: Path, text: str) -> None:
+    folder = root / "schemas"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "decision.schema.json").write_text(text, encoding="utf-8")
+
+
+def test_a_nested_quantifier_in_a_user_pattern_cannot_hang_the_run(lint_tree, tmp_path):
+    _user_schema(
+        tmp_path / "repo",
+        '{"$ref": "urn:agent-lint:decision", "properties": {"prompt": {"pattern": "%s"}}}'
+        % _NESTED,
+    )
+    with alarm(60):
+        result = lint_tree(
+            {"decisions/D-001.json": decision(prompt="a" * 5_000 + "!")},
+            config='schema-dirs = ["schemas"]\n',
+        )
+    assert [d.code for d in result.diagnostics] == ["AL105"]
+
+
+def test_a_nested_quantifier_in_pattern_properties_cannot_hang_the_run(lint_tree, tmp_path):
+    _user_schema(
+        tmp_path / "repo",
+        '{"type": "object", "patternProperties": {"%s": {"type": "integer"}},'
+        ' "additionalProperties": {"type": "string"}}' % _NESTED,
+    )
+    record = {"decision_id": "D-001", "a" * 5_000 + "!": 1, "aaaa": "x"}
+    with alarm(60):
+        result = lint_tree({"decisions/D-001.json": record}, config='schema-dirs = ["schemas"]\n')
+    # The long key is additional (a string is required), "aaaa" matches (an integer is).
+    assert sorted(d.code for d in result.diagnostics) == ["AL103", "AL103"]
+
+
+@pytest.mark.parametrize("pattern", ["^(?=D-)", "(a)\\\\1"])
+def test_a_pattern_needing_backtracking_is_a_configuration_error(lint_tree, tmp_path, pattern):
+    from agent_lint.schemas import SchemaConfigError
+
+    _user_schema(
+        tmp_path / "repo",
+        '{"type": "object", "properties": {"options": {"items": {"pattern": "%s"}}}}' % pattern,
+    )
+    with pytest.raises(SchemaConfigError) as exc:
+        lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')
+    message = str(exc.value)
+    assert "decision.schema.json" in message and "/properties/options/items/pattern" in message
+
+
+def test_every_bundled_pattern_runs_on_the_linear_engine():
+    import json
+
+    from agent_lint.schemas import bundled_schema_dir, check_patterns
+
+    for path in sorted(bundled_schema_dir().glob("*.schema.json")):
+        check_patterns(path, json.loads(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value"),
+    [
+        ("^sha256:[0-9a-f]{64}$", "sha256:" + "a" * 64 + "\n"),
+        ("^sha256:[0-9a-f]{64}$", "sha256:" + "a" * 64),
+        ("^\\d+$", "٣"),
+        ("^\\s$", "\u00a0"),
+        (_NESTED, "a" * 5_000 + "!"),
+    ],
+)
+def test_fast_and_detailed_engines_agree_on_patterns(pattern, value):
+    from agent_lint.schemas import _fast_validator, pattern_search
+
+    fast = _fast_validator({"properties": {"x": {"pattern": pattern}}})
+    assert fast is not None
+    with alarm(60):
+        assert fast.is_valid({"x": value}) == pattern_search(pattern, value)

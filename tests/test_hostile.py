@@ -88,10 +88,13 @@ def test_schema_patterns_are_ascii_and_whole_in_both_engines(value, fast):
     assert [issue.keyword for issue in issues] == ["pattern"]
 
 
-def test_ecma_regex_keeps_dollar_in_classes_and_escapes():
-    assert schemas.ecma_regex(r"^a[$]\$$").search("a$$")
-    assert not schemas.ecma_regex(r"^a$").search("a\n")
-    assert not schemas.ecma_regex(r"^\d$").search("٤")
+def test_patterns_keep_ecma_262_meaning():
+    assert schemas.pattern_search(r"^a[$]\$$", "a$$")
+    assert not schemas.pattern_search(r"^a$", "a\n")
+    assert not schemas.pattern_search(r"^\d$", "٤")
+    assert not schemas.pattern_search(r"^\w$", "é")
+    assert schemas.pattern_search(r"^\s$", "\u00a0")  # ECMA-262's \s takes no-break space
+    assert not schemas.pattern_search(r"^.$", "\n")
 
 
 def test_handoff_with_arabic_indic_digits_is_not_a_numbered_handoff(lint_tree, tmp_path):

@@ -19,7 +19,7 @@ from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext
 from agent_lint.jsontext import clip, quote
 from agent_lint.positions import pointer_of
-from agent_lint.schemas import SchemaIssue
+from agent_lint.schemas import SchemaIssue, additional_keys
 
 MISSING_FIELD = Rule(
     "AL101",
@@ -157,10 +157,7 @@ def _when(issue: SchemaIssue) -> str:
 
 def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
     allowed = list(issue.schema.get("properties", {}))
-    patterns = issue.schema.get("patternProperties", {})
-    for key in issue.instance:
-        if key in allowed or any(re.search(p, key) for p in patterns):
-            continue
+    for key in additional_keys(issue.instance, issue.schema):
         close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         if close:
