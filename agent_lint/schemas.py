@@ -169,6 +169,55 @@ def _additional_properties_keyword(
         yield jsonschema.ValidationError(f"Additional properties are not allowed ({listed})")
 
 
+def _canonical(value: Any) -> Any:
+    """A hashable form of a JSON value; equal JSON values (``1`` and ``1.0``) share it."""
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _canonical(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_canonical(item) for item in value))
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, int | float | Decimal):
+        return ("number", value)
+    return (type(value).__name__, value)
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """The repeated items of an array: the first item seen again, how often, and all repeats."""
+
+    first: Any
+    first_count: int
+    total: int
+
+
+def repeats(items: list[Any]) -> Repeats | None:
+    """The items of ``items`` equal to an earlier one (JSON equality, linear time), or None."""
+    counts: dict[Any, int] = {}
+    first: Any = None
+    first_key: Any = None
+    total = 0
+    for item in items:
+        key = _canonical(item)
+        seen = counts.get(key, 0)
+        counts[key] = seen + 1
+        if seen:
+            total += 1
+            if first_key is None:
+                first, first_key = item, key
+    if first_key is None:
+        return None
+    return Repeats(first, counts[first_key], total)
+
+
+def _unique_items_keyword(
+    validator: Validator, unique: Any, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """``uniqueItems`` in linear time: items are compared by a canonical, hashable form."""
+    if unique and validator.is_type(instance, "array") and repeats(instance) is not None:
+        yield jsonschema.ValidationError(f"{clip(repr(instance))} has non-unique elements")
+
+
 _NOT_SCHEMAS = frozenset({"enum", "const", "examples", "default"})
 
 
@@ -222,6 +271,7 @@ def _faithful(cls: type[Validator]) -> type[Validator]:
             "pattern": _pattern_keyword,
             "patternProperties": _pattern_properties_keyword,
             "additionalProperties": _additional_properties_keyword,
+            "uniqueItems": _unique_items_keyword,
         },
         type_checker=checker,
     )

@@ -158,3 +158,38 @@ def test_fast_and_detailed_engines_agree_on_patterns(pattern, value):
     assert fast is not None
     with alarm(60):
         assert fast.is_valid({"x": value}) == pattern_search(pattern, value)
+
+
+# -- one fact about an array is one finding -----------------------------------------------
+
+
+def test_thousands_of_distinct_items_of_the_wrong_type_are_one_finding(lint_tree):
+    options = [{"id": i} for i in range(4_000)]
+    with alarm(120):
+        result = lint_tree({"decisions/D-001.json": decision(options=options)})
+    [finding] = result.diagnostics
+    assert finding.code == "AL103"
+    assert finding.message.startswith('"options[0]" must be string')
+    assert finding.message.endswith("(and 3999 more entries)")
+
+
+def test_repeated_items_are_one_finding_with_the_first_repeat_and_a_count(lint_tree):
+    options = ["approve", "reject", "approve", "defer", "approve", "defer"]
+    [finding] = lint_tree({"decisions/D-001.json": decision(options=options)}).diagnostics
+    assert finding.code == "AL107"
+    assert finding.message == (
+        '"options" must not repeat items; "approve" appears 3 times (3 repeated items in all)'
+    )
+
+
+def test_unique_items_compares_json_values_in_linear_time():
+    from agent_lint.schemas import SchemaStore, repeats
+
+    assert repeats([{"a": 1, "b": [1]}, {"b": [1.0], "a": 1}]) is not None
+    assert repeats([True, 1, False, 0, "1"]) is None
+    validator = SchemaStore(fast=False).validator("decision")
+    assert validator is not None
+    items = [{"id": i} for i in range(20_000)] + [{"id": 7}]
+    with alarm(60):
+        found = [i for i in validator.issues({"options": items}) if i.keyword == "uniqueItems"]
+    assert len(found) == 1

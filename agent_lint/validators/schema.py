@@ -19,7 +19,7 @@ from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext
 from agent_lint.jsontext import clip, quote
 from agent_lint.positions import pointer_of
-from agent_lint.schemas import SchemaIssue, additional_keys
+from agent_lint.schemas import SchemaIssue, additional_keys, repeats
 
 MISSING_FIELD = Rule(
     "AL101",
@@ -205,8 +205,14 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
     if keyword == "maxItems":
         return OUT_OF_RANGE, f"{name} must have at most {expected} items, got {len(value)}"
     if keyword == "uniqueItems":
-        repeated = next((v for i, v in enumerate(value) if v in value[:i]), None)
-        return OUT_OF_RANGE, f"{name} must not repeat items; {show(repeated)} appears twice"
+        found = repeats(value) if isinstance(value, list) else None
+        if found is None:
+            return OUT_OF_RANGE, f"{name} must not repeat items"
+        times = "twice" if found.first_count == 2 else f"{found.first_count} times"
+        message = f"{name} must not repeat items; {show(found.first)} appears {times}"
+        if found.total > found.first_count - 1:
+            message += f" ({found.total} repeated items in all)"
+        return OUT_OF_RANGE, message
     if keyword in ("minimum", "exclusiveMinimum"):
         bound = "at least" if keyword == "minimum" else "greater than"
         return OUT_OF_RANGE, f"{name} must be {bound} {expected}, got {show(value)}"
@@ -248,7 +254,8 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
         if key in seen:
             continue
         seen.add(key)
-        template = _POSITION.sub("[]", diagnostic.message)
+        # The same fact about many items: their values differ, the fact does not.
+        template = _POSITION.sub("[]", diagnostic.message.split(", got ", 1)[0])
         where = _POINTER_POSITION.sub("/*", diagnostic.pointer)
         groups[(diagnostic.code, where, template)].append(diagnostic)
     for (_, _, template), items in groups.items():
