@@ -193,3 +193,28 @@ def test_unique_items_compares_json_values_in_linear_time():
     with alarm(60):
         found = [i for i in validator.issues({"options": items}) if i.keyword == "uniqueItems"]
     assert len(found) == 1
+
+
+# -- did-you-mean prefers the referring record's own folder -------------------------------
+
+
+def test_did_you_mean_prefers_the_conversations_own_file(tmp_path):
+    import shutil
+
+    from conftest import FIXTURES
+
+    from agent_lint.linter import lint_paths
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", root)
+    handoff = root / ".agent/conversations/C-payments-refactor/handoffs/H-003.json"
+    own = ".agent/conversations/C-payments-refactor/summary.md"
+    text = handoff.read_text(encoding="utf-8")
+    assert f'"{own}"' in text
+    handoff.write_text(
+        text.replace(f'"{own}"', f'"{own.replace("summary.md", "notes/summary.md")}"'),
+        encoding="utf-8",
+    )
+    assert (root / ".agent/conversations/C-onboarding/summary.md").is_file()
+    [finding] = [d for d in lint_paths([root]).diagnostics if d.code == "AL302"]
+    assert finding.message.endswith(f'did you mean "{own}"?')
