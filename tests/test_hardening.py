@@ -218,3 +218,32 @@ def test_did_you_mean_prefers_the_conversations_own_file(tmp_path):
     assert (root / ".agent/conversations/C-onboarding/summary.md").is_file()
     [finding] = [d for d in lint_paths([root]).diagnostics if d.code == "AL302"]
     assert finding.message.endswith(f'did you mean "{own}"?')
+
+
+# -- a file of another shape at a kind's path is one finding ------------------------------
+
+
+def test_a_file_of_another_shape_is_one_finding(lint_tree):
+    foreign = {
+        "schema_version": 1,
+        "milestone_id": "MS-003",
+        "state": "done",
+        "started_at": "2026-08-06T22:00:00Z",
+        "completed_at": "2026-08-06T23:00:00Z",
+        "owner": "ci",
+    }
+    [finding] = lint_tree({"decisions/D-001.json": foreign}).diagnostics
+    assert finding.code == "AL109"
+    assert finding.message.startswith("does not look like a decision: ")
+    assert "and 5 of the file's 6 fields are unknown to it (milestone_id, state, " in (
+        finding.message
+    )
+    assert "expected a decision with schema_version, decision_id, " in finding.message
+
+
+def test_a_record_with_a_few_mistakes_keeps_its_field_findings(lint_tree):
+    record = decision(decison="typo")
+    for name in ("prompt", "options"):
+        record.pop(name)
+    found = sorted(d.code for d in lint_tree({"decisions/D-001.json": record}).diagnostics)
+    assert found == ["AL101", "AL101", "AL102"]
