@@ -247,3 +247,78 @@ def test_a_record_with_a_few_mistakes_keeps_its_field_findings(lint_tree):
         record.pop(name)
     found = sorted(d.code for d in lint_tree({"decisions/D-001.json": record}).diagnostics)
     assert found == ["AL101", "AL101", "AL102"]
+
+
+# -- YAML is read by libyaml within limits, and a run has a YAML budget ---------------------
+
+_DOCUMENTS = [
+    "turn: 1\ntimestamp: 2026-11-01T09:00:00Z\nrole: user\n",
+    "a: yes\nb: no\nc: on\nd: 0o17\ne: 017\nf: 0x1F\ng: 1_000\nh: .inf\ni: -.Inf\nj: .nan\n",
+    "%YAML 1.1\n---\na: yes\nb: off\nc: 017\nd: 1_000\ne: 1:30\n",
+    "base: &b {x: 1, y: [1, 2]}\nderived:\n  <<: *b\n  y: 3\nlist: [*b, *b]\n",
+    "k: ~\nl: null\nm: ''\nn: 'it''s'\no: \"tab\\tand \\u00e9\"\np: |\n  one\n  two\nq: >-\n  folded\n  text\n",
+    "- 1\n- 1.5\n- -2e3\n- 12345678901234567890123\n- true\n- False\n- 2026-11-01\n",
+    "? [a, b]\n: 1\n",
+    "a: 1\na: 2\n",
+    "a: &x [*x]\n",
+    "!!python/object/apply:os.system ['true']\n",
+    "!!binary aGVsbG8=\n",
+    "a: [1, 2\n",
+    "\ufeffa: b\u2028c\n",
+]
+
+
+def _outcome(read, text):
+    from agent_lint.yamlsafe import DuplicateKey, LimitExceeded, YamlProblem
+
+    try:
+        return ("data", read(text))
+    except DuplicateKey:
+        return ("duplicate", None)
+    except LimitExceeded:
+        return ("limit", None)
+    except YamlProblem:
+        return ("problem", None)
+
+
+@pytest.mark.parametrize("text", _DOCUMENTS)
+def test_the_c_reader_and_the_pure_reader_agree(text):
+    import math
+
+    from agent_lint.config import Limits
+    from agent_lint.yamlsafe import _pure_read, has_c_reader, read_yaml
+
+    if not has_c_reader():
+        pytest.skip("libyaml is not installed")
+    limits = Limits()
+    fast, pure = _outcome(lambda t: read_yaml(t, limits), text), _outcome(
+        lambda t: _pure_read(t, limits), text
+    )
+    nan = {"j": True} if fast[0] == "data" and isinstance(fast[1], dict) and "j" in fast[1] else {}
+    if nan:  # NaN is not equal to itself
+        assert math.isnan(fast[1].pop("j")) and math.isnan(pure[1].pop("j"))
+    assert fast == pure
+
+
+def test_a_yaml_turn_near_the_size_limit_is_read_quickly(lint_tree):
+    from agent_lint.yamlsafe import has_c_reader
+
+    if not has_c_reader():
+        pytest.skip("libyaml is not installed")
+    line = "  - {step: 12, tool: shell, output: 'a line of a long pasted log'}\n"
+    big = "turn: 1\ntimestamp: 2026-11-01T09:00:00Z\nrole: tool\nsteps:\n"
+    big += line * ((1_000_000 - len(big)) // len(line))
+    assert 900_000 < len(big) < 1024 * 1024
+    with alarm(30):  # the pure-Python reader took about a minute
+        result = lint_tree({"conversations/C-1/turns/0001.yaml": big}, ignore=["AL206"])
+    assert result.files_checked == 1 and result.diagnostics == []
+
+
+def test_the_yaml_budget_of_a_run_is_a_finding_naming_the_setting(lint_tree):
+    turn = "turn: {n}\ntimestamp: 2026-11-01T09:00:00Z\ncontent: |\n" + "  pasted log\n" * 100
+    files = {f"conversations/C-1/turns/{n:04d}.yaml": turn.format(n=n) for n in (1, 2, 3)}
+    config = "[limits]\nmax-yaml-total-bytes = 3000\n"
+    found = lint_tree(files, config=config, ignore=["AL206"]).diagnostics
+    assert [(d.code, d.path.rsplit("/", 1)[1]) for d in found] == [("AL011", "0003.yaml")]
+    assert "`max-yaml-total-bytes`" in found[0].message
+    assert lint_tree(files, ignore=["AL206"]).diagnostics == []
