@@ -296,6 +296,8 @@ def _lint_target(
             if match is not None:
                 index.add_present(path, match.kind, match.groups, False)
             continue
+        if entry.unlisted:
+            index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
             cortex = cortex or _undecided(entry.relpath, entry.problem)
             found.append(entry.problem)

@@ -322,3 +322,75 @@ def test_the_yaml_budget_of_a_run_is_a_finding_naming_the_setting(lint_tree):
     assert [(d.code, d.path.rsplit("/", 1)[1]) for d in found] == [("AL011", "0003.yaml")]
     assert "`max-yaml-total-bytes`" in found[0].message
     assert lint_tree(files, ignore=["AL206"]).diagnostics == []
+
+
+# -- a folder that cannot be listed is AL010 and nothing else about its contents ----------
+
+
+def _deny_listing(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Deny a folder whose path ends in ``name`` as ``chmod 000`` would.
+
+    It cannot be listed, and nothing inside it can be looked at.
+    """
+    import errno
+
+    for function in ("scandir", "stat", "lstat"):
+        original = getattr(os, function)
+
+        def denied(
+            path: object, *args: object, _original=original, _lists=function == "scandir", **kw
+        ) -> object:
+            text = str(os.fspath(path)) if isinstance(path, str | os.PathLike) else ""
+            inside = f"{name}/" in text
+            if inside or (_lists and text.endswith(name)):
+                raise PermissionError(errno.EACCES, "Permission denied", text)
+            return _original(path, *args, **kw)
+
+        monkeypatch.setattr(os, function, denied)
+
+
+def test_an_unlisted_handoffs_folder_is_one_finding_and_no_fix(tmp_path, monkeypatch):
+    import shutil
+
+    from conftest import FIXTURES
+
+    from agent_lint.linter import lint_paths
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", root)
+    _deny_listing(monkeypatch, "C-payments-refactor/handoffs")
+    result = lint_paths([root], unsafe_fixes=True)
+    assert [(d.code, d.path) for d in result.diagnostics] == [
+        ("AL010", ".agent/conversations/C-payments-refactor/handoffs")
+    ]
+    assert not any(d.fixable for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("folder", [".agent/missions/M-001", ".agent/artifacts/T-002"])
+def test_references_into_an_unlisted_folder_are_unknown_not_missing(
+    tmp_path, monkeypatch, folder
+):
+    import shutil
+
+    from conftest import FIXTURES
+
+    from agent_lint.linter import lint_paths
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", root)
+    _deny_listing(monkeypatch, folder)
+    result = lint_paths([root])
+    assert [(d.code, d.path) for d in result.diagnostics] == [("AL010", folder)]
+
+
+def test_records_elsewhere_are_still_found_missing(lint_tree, monkeypatch):
+    from records import conversation
+
+    _deny_listing(monkeypatch, ".agent/waitpoints")
+    files = {
+        "conversations/C-1/meta.json": conversation(decisions_refs=["D-404"]),
+        "decisions/D-001.json": decision(),
+        "waitpoints/WP-001.json": {},
+    }
+    found = [d.code for d in lint_tree(files).diagnostics]
+    assert sorted(found) == ["AL010", "AL301"]

@@ -115,7 +115,9 @@ class Resolver:
         """True when ``value`` is an id, or a record file's name, in that namespace and scope."""
         self.index.lookups += 1
         key = (namespace, scope)
-        return value in self.ids.get(key, ()) or value in self.named.get(key, ())
+        if value in self.ids.get(key, ()) or value in self.named.get(key, ()):
+            return True
+        return self.index.may_hide(namespace, scope)  # a folder not listed may hold it
 
     def keeps_records(self, namespace: str) -> bool:
         """Whether the repository keeps records of the namespace at all.
@@ -378,6 +380,8 @@ class PathChecker:
                         found = "symlink"
                     elif not fs.exists(full):
                         found = "missing"
+                if found == "missing" and self.index.hides(normal):
+                    found = None  # in a folder that could not be listed: unknown, not missing
         self.cache[path] = found
         return found
 
