@@ -91,6 +91,9 @@ def is_date(value: object) -> bool:
     return True
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class UnsupportedPattern(ValueError):
     """A ``pattern`` the linear-time engine cannot evaluate (lookaround, a backreference)."""
 
@@ -120,7 +123,11 @@ def pattern_search(pattern: str, text: str) -> bool:
     Lookaround and backreferences, which need backtracking, are refused
     (:class:`UnsupportedPattern`) when a schema is loaded.
     """
-    return bool(_pattern_validator(pattern).is_valid(text))
+    validator = _pattern_validator(pattern)
+    try:
+        return bool(validator.is_valid(text))
+    except UnicodeEncodeError:  # a lone surrogate, which JSON allows and Rust strings do not
+        return bool(validator.is_valid(_LONE_SURROGATE.sub("\ufffd", text)))
 
 
 def _pattern_keyword(

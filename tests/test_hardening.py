@@ -399,3 +399,9 @@ def test_records_elsewhere_are_still_found_missing(lint_tree, monkeypatch):
     }
     found = [d.code for d in lint_tree(files).diagnostics]
     assert sorted(found) == ["AL010", "AL301"]
+
+
+def test_a_lone_surrogate_is_matched_not_a_crash():
+    from agent_lint.schemas import pattern_search
+
+    assert pattern_search("^D-", "D-\ud800") and not pattern_search("^D-[a-z]+$", "D-\ud800")
