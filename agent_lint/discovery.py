@@ -104,6 +104,7 @@ class Entry:
     relpath: str
     problem: Diagnostic | None = None
     unread: bool = False
+    unlisted: bool = False  # a folder that could not be listed: its contents are unknown
 
 
 def _inside(path: str, root: str) -> bool:
@@ -168,7 +169,10 @@ def walk(target: Target, fs: FileSystem = DISK) -> Iterator[Entry]:
             entries = sorted(fs.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             yield Entry(
-                Path(folder), relative(folder, agent), _unreadable(folder_path, "folder", exc)
+                Path(folder),
+                relative(folder, agent),
+                _unreadable(folder_path, "folder", exc),
+                unlisted=True,
             )
             continue
         for problem in storage.collisions(folder_path, (e.name for e in entries)):

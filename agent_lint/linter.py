@@ -37,7 +37,7 @@ from agent_lint.kinds import (
     is_data_file,
     support_file,
 )
-from agent_lint.loading import parse, split_front_matter
+from agent_lint.loading import YamlBudget, parse, split_front_matter
 from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
 from agent_lint.schemas import SchemaStore
 from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, FileCheck, identity
@@ -287,6 +287,7 @@ def _lint_target(
     formats: dict[str, tuple[Format, Path]] = {}
     cortex = False
     limits = config.limits
+    budget = YamlBudget(limits)
     for entry in walk(target, fs):
         path = relative(str(entry.path), str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
@@ -296,6 +297,8 @@ def _lint_target(
             if match is not None:
                 index.add_present(path, match.kind, match.groups, False)
             continue
+        if entry.unlisted:
+            index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
             cortex = cortex or _undecided(entry.relpath, entry.problem)
             found.append(entry.problem)
@@ -322,7 +325,7 @@ def _lint_target(
                 index.add_present(path, match.kind, match.groups, False)
             continue
         formats[path] = (fmt, entry.path)
-        loaded = parse(path, fmt, raw, limits)
+        loaded = parse(path, fmt, raw, limits, budget)
         result.files_checked += 1
         found.extend(loaded.diagnostics)
         if match is None:
