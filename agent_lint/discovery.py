@@ -223,6 +223,7 @@ class Entry:
     relpath: str
     problem: Diagnostic | None = None
     unread: bool = False
+    unlisted: bool = False  # a folder that could not be listed: its contents are unknown
 
 
 def _inside(path: str, root: str) -> bool:
@@ -308,7 +309,10 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
             entries = sorted(fs.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             yield Entry(
-                Path(folder), relative(folder, agent), _unreadable(folder_path, "folder", exc)
+                Path(folder),
+                relative(folder, agent),
+                _unreadable(folder_path, "folder", exc),
+                unlisted=True,
             )
             continue
         for problem in storage.collisions(folder_path, (e.name for e in entries)):

@@ -16,7 +16,7 @@ from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.index import FileContext, FileFacts, file_facts, present_facts
 from agent_lint.kinds import Match
-from agent_lint.loading import parse
+from agent_lint.loading import YamlBudget, parse
 from agent_lint.profile import Profile
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled
@@ -30,13 +30,15 @@ class FileOutcome:
 
     ``title`` is how ``--show-files`` describes it; ``shows_state`` whether it
     shows that the store keeps the profile's state (its signature); ``facts``
-    are merged into the index in order.
+    are merged into the index in order; ``yaml_spent`` is the run's YAML
+    budget spent after this file.
     """
 
     diagnostics: tuple[Diagnostic, ...]
     facts: tuple[FileFacts, ...]
     title: str
     shows_state: bool = False
+    yaml_spent: int = 0
 
 
 def check_file(
@@ -48,27 +50,33 @@ def check_file(
     relpath: str,
     match: Match | None,
     raw: bytes,
+    yaml_spent: int = 0,
 ) -> FileOutcome:
     """Parse and check one file; ``match`` is None for an unclassified data file.
 
     ``checks`` are the profile's file checks the configuration selects;
     ``path`` is relative to the repository root, ``relpath`` to the store.
+    ``yaml_spent`` is how much of the run's YAML budget earlier files spent:
+    the outcome depends on it only for a YAML document past the budget.
     """
     fmt = match.kind.format if match is not None else profile.data_format(relpath)
-    loaded = parse(path, fmt, raw, config.limits)
+    budget = YamlBudget(config.limits)
+    budget.spent = yaml_spent
+    loaded = parse(path, fmt, raw, config.limits, budget)
+    spent = budget.spent
     found = list(loaded.diagnostics)
     if match is None:
         if is_enabled(identity.UNCLASSIFIED_FILE.code, config):
             found.extend(identity.check_unclassified(profile, path, relpath, loaded.data))
         return FileOutcome(
-            tuple(found), (), "unclassified: a data file that matches no kind", False
+            tuple(found), (), "unclassified: a data file that matches no kind", False, spent
         )
     state = "" if loaded.ok else " (does not parse)"
     title = f"{match.kind.title}{state}"
     shows = profile.signature(match, relpath, loaded.data if loaded.ok else None)
     present = present_facts(profile, path, relpath, match, loaded.ok)
     if not loaded.ok:
-        return FileOutcome(tuple(found), (present,), title, shows)
+        return FileOutcome(tuple(found), (present,), title, shows, spent)
     ctx = FileContext(
         path,
         match.kind,
@@ -84,7 +92,8 @@ def check_file(
     found.extend(own)
     kept = (configured(d, config) for d in own)
     clean = not any(d is not None and d.severity is Severity.ERROR for d in kept)
-    return FileOutcome(tuple(found), (file_facts(profile, ctx, clean, present),), title, shows)
+    facts = (file_facts(profile, ctx, clean, present),)
+    return FileOutcome(tuple(found), facts, title, shows, spent)
 
 
 def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnostic]:

@@ -402,6 +402,20 @@ def _note(ctx: FileContext) -> NoteFacts | None:
     )
 
 
+def _may_hold(folder: list[str], layout: list[str], scope: str) -> bool:
+    """Whether ``folder`` (path parts) may hold a record kept in folders like ``layout``."""
+    for position, part in enumerate(folder):
+        if position >= len(layout):
+            return False
+        expected = layout[position]
+        if position == 1 and scope and "<" in expected:
+            if part != scope:
+                return False
+        elif "<" not in expected and part != expected:
+            return False
+    return True
+
+
 S = TypeVar("S")
 
 
@@ -438,6 +452,37 @@ class RepoIndex:
     notes_by_folder: set[str] = field(default_factory=set)
     lookups: int = 0
     _stores: dict[type, object] = field(default_factory=dict, repr=False)
+    unlisted: set[str] = field(default_factory=set)  # folders that could not be listed
+
+    def hides(self, path: str) -> bool:
+        """Whether the repository path ``path`` lies in a folder that could not be listed."""
+        return any(path == folder or path.startswith(f"{folder}/") for folder in self.unlisted)
+
+    def partly_unknown(self, folder: str) -> bool:
+        """Whether ``folder``, a folder above it or one inside it could not be listed."""
+        return self.hides(folder) or any(f.startswith(f"{folder}/") for f in self.unlisted)
+
+    def may_hide(self, namespace: str, scope: str = "") -> bool:
+        """Whether a folder that could not be listed may hold records of ``namespace``.
+
+        Compared with where the kinds of that namespace keep their records
+        (their example path): the top folder, the scope folder (a conversation
+        or mission) and any fixed folder below it. Nothing is concluded missing
+        that such a folder may hold.
+        """
+        if not self.unlisted:
+            return False
+        prefix = f"{self.agent_prefix}/" if self.agent_prefix else ""
+        for folder in self.unlisted:
+            inner = folder.removeprefix(prefix) if folder != self.agent_prefix else ""
+            parts = inner.split("/") if inner else []
+            for kind in self.profile.kinds if self.profile is not None else ():
+                if kind.namespace != namespace:
+                    continue
+                layout = kind.example.split("/")[:-1]
+                if _may_hold(parts, layout, scope):
+                    return True
+        return False
 
     def store(self, kind: type[S]) -> S:
         """The run's store of type ``kind`` (created empty on first use)."""

@@ -159,6 +159,7 @@ def _lint_target(
     formats: dict[str, tuple[Format, Path]] = {}
     holds_state = False
     limits = config.limits
+    yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
     for entry in walk(target, fs, profile.walk_folders):
         path = relative(str(entry.path), str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
@@ -168,6 +169,8 @@ def _lint_target(
             if match is not None:
                 index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
+        if entry.unlisted:
+            index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
             holds_state = holds_state or _undecided(profile, entry.relpath, entry.problem)
             found.append(entry.problem)
@@ -198,7 +201,10 @@ def _lint_target(
                 index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
         formats[path] = (fmt, entry.path)
-        checked = check_file(profile, config, schemas, file_checks, path, entry.relpath, match, raw)
+        checked = check_file(
+            profile, config, schemas, file_checks, path, entry.relpath, match, raw, yaml_spent
+        )
+        yaml_spent = checked.yaml_spent
         result.files_checked += 1
         found.extend(checked.diagnostics)
         result.files.append((path, checked.title))

@@ -425,6 +425,8 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
     conversations = facts_of(index).conversations
     for name in sorted(conversations):
         conversation = conversations[name]
+        if index.partly_unknown(conversation.folder):
+            continue  # files that could not be listed: nothing is known about the order
         turn = conversation.latest_turn()
         yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(

@@ -10,7 +10,7 @@ format's own rules are listed in ``docs/profiles.md``.
 
 from __future__ import annotations
 
-from agent_lint.kinds import Format, Kind, NameRule, Namespace, Scope, index_spec, refs, whole
+from agent_lint.kinds import Format, Kind, NameRule, Namespace, index_spec, refs, whole
 from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS
 
@@ -125,5 +125,3 @@ PROFILE = Profile(
     repo_checks=SHARED_REPO_CHECKS,
     hooks=(Hook("agent-lint-astrion", r"^\.astrion/"),),
 )
-
-assert all(ref.scope is Scope.REPO for kind in KINDS for ref in kind.refs)
