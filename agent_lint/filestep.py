@@ -20,7 +20,7 @@ from agent_lint.loading import YamlBudget, parse
 from agent_lint.profile import Profile
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled
-from agent_lint.validators import FileCheck, identity
+from agent_lint.validators import FileCheck, files, identity
 from agent_lint.validators.files import LIMIT_EXCEEDED
 
 
@@ -64,7 +64,7 @@ def check_file(
     budget.spent = yaml_spent
     loaded = parse(path, fmt, raw, config.limits, budget)
     spent = budget.spent
-    found = list(loaded.diagnostics)
+    found = [files.diagnose(problem) for problem in loaded.problems]
     if match is None:
         if is_enabled(identity.UNCLASSIFIED_FILE.code, config):
             found.extend(identity.check_unclassified(profile, path, relpath, loaded.data))

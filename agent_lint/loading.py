@@ -22,11 +22,10 @@ from decimal import Decimal
 from typing import Any
 
 from agent_lint.config import Limits, over_limit
-from agent_lint.diagnostics import Diagnostic
 from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import Format
 from agent_lint.positions import LineIndex, Locations, ScanError, locate_json, locate_yaml
-from agent_lint.validators import files as rules
+from agent_lint.problems import ParseIssue, ParseProblem
 from agent_lint.yamlsafe import DuplicateKey, LimitExceeded, YamlProblem, read_yaml
 
 #: Integers with more digits than this are kept as :class:`~decimal.Decimal`:
@@ -37,11 +36,11 @@ _DEFAULT_LIMITS = Limits()
 
 @dataclass
 class Loaded:
-    """The outcome of reading one file."""
+    """The outcome of reading one file: its data, and the problems met reading it."""
 
     data: Any
     ok: bool
-    diagnostics: list[Diagnostic]
+    problems: list[ParseProblem]
     text: str | None
 
 
@@ -101,8 +100,9 @@ def json_too_deep(text: str, max_depth: int) -> int | None:
             depth -= 1
 
 
-def _too_deep(path: str, max_depth: int, line: int, column: int) -> Diagnostic:
-    return rules.LIMIT_EXCEEDED.at(
+def _too_deep(path: str, max_depth: int, line: int, column: int) -> ParseProblem:
+    return ParseProblem(
+        ParseIssue.LIMIT_EXCEEDED,
         path,
         f"document is nested deeper than {max_depth} levels; not checked: "
         f"{over_limit('max-depth', max_depth)}",
@@ -111,9 +111,9 @@ def _too_deep(path: str, max_depth: int, line: int, column: int) -> Diagnostic:
     )
 
 
-def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
+def decode(path: str, raw: bytes) -> tuple[str | None, list[ParseProblem]]:
     """Decode UTF-8, reporting invalid bytes and a byte order mark."""
-    found: list[Diagnostic] = []
+    found: list[ParseProblem] = []
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -122,7 +122,8 @@ def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
         line_start = before.rfind(b"\n") + 1
         column = len(before[line_start:].decode("utf-8", errors="replace")) + 1
         found.append(
-            rules.INVALID_UTF8.at(
+            ParseProblem(
+                ParseIssue.INVALID_UTF8,
                 path,
                 f"invalid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} "
                 "cannot be decoded; save the file as UTF-8",
@@ -133,7 +134,8 @@ def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
         return None, found
     if text.startswith("\ufeff"):
         found.append(
-            rules.BYTE_ORDER_MARK.at(
+            ParseProblem(
+                ParseIssue.BYTE_ORDER_MARK,
                 path,
                 "file starts with a UTF-8 byte order mark (U+FEFF); save it as UTF-8 without BOM",
                 line=1,
@@ -144,7 +146,7 @@ def decode(path: str, raw: bytes) -> tuple[str | None, list[Diagnostic]]:
     return text, found
 
 
-def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[Diagnostic]]:
+def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[ParseProblem]]:
     deep = json_too_deep(text, limits.max_depth)
     if deep is not None:
         return None, [_too_deep(path, limits.max_depth, *LineIndex(text).position(deep))]
@@ -159,7 +161,11 @@ def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[Diagnos
         advice = "JSON readers keep only one of the values"
         return None, _duplicate_keys(path, locate_json(text), advice)
     except RecursionError:
-        return None, [rules.INVALID_JSON.at(path, "JSON is nested too deeply", line=1, column=1)]
+        return None, [
+            ParseProblem(
+                ParseIssue.INVALID_JSON, path, "JSON is nested too deeply", line=1, column=1
+            )
+        ]
     except ValueError as exc:
         # json's own messages lack context for NaN and friends; the strict
         # scanner locates every syntax error precisely.
@@ -167,8 +173,12 @@ def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[Diagnos
             locate_json(text)
         except ScanError as scan:
             return None, [
-                rules.INVALID_JSON.at(
-                    path, f"invalid JSON: {scan.message}", line=scan.line, column=scan.column
+                ParseProblem(
+                    ParseIssue.INVALID_JSON,
+                    path,
+                    f"invalid JSON: {scan.message}",
+                    line=scan.line,
+                    column=scan.column,
                 )
             ]
         except RecursionError:
@@ -177,18 +187,21 @@ def _parse_json(path: str, text: str, limits: Limits) -> tuple[Any, list[Diagnos
         column = getattr(exc, "colno", 1)
         message = getattr(exc, "msg", str(exc))
         return None, [
-            rules.INVALID_JSON.at(path, f"invalid JSON: {message}", line=line, column=column)
+            ParseProblem(
+                ParseIssue.INVALID_JSON, path, f"invalid JSON: {message}", line=line, column=column
+            )
         ]
 
 
-def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[Diagnostic]:
+def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[ParseProblem]:
     """One AL003 finding per repeated key, at the repeated key."""
     found = []
     for pointer, span in locations.duplicates:
         parent, _, token = pointer.rpartition("/")
         key = token.replace("~1", "/").replace("~0", "~")
         found.append(
-            rules.DUPLICATE_KEY.at(
+            ParseProblem(
+                ParseIssue.DUPLICATE_KEY,
                 path,
                 f"duplicate key {quote(key)} in {clip(parent) or 'the top level'}; {advice}",
                 pointer=pointer,
@@ -219,7 +232,7 @@ class YamlBudget:
 
 def _parse_yaml(
     path: str, text: str, limits: Limits, line_offset: int = 0, budget: YamlBudget | None = None
-) -> tuple[Any, list[Diagnostic]]:
+) -> tuple[Any, list[ParseProblem]]:
     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
     problem = None
     if size > limits.max_yaml_bytes:
@@ -234,13 +247,16 @@ def _parse_yaml(
             f"{over_limit('max-yaml-total-bytes', budget.total)}"
         )
     if problem is not None:
-        return None, [rules.LIMIT_EXCEEDED.at(path, problem, line=1 + line_offset, column=1)]
+        return None, [
+            ParseProblem(ParseIssue.LIMIT_EXCEEDED, path, problem, line=1 + line_offset, column=1)
+        ]
     try:
         return read_yaml(text, limits), []
     except LimitExceeded as exc:
         line, column = LineIndex(text).position(exc.index)
         return None, [
-            rules.LIMIT_EXCEEDED.at(
+            ParseProblem(
+                ParseIssue.LIMIT_EXCEEDED,
                 path,
                 f"{exc.problem}; not checked: {over_limit(exc.limit, exc.value)}",
                 line=line + line_offset,
@@ -253,8 +269,12 @@ def _parse_yaml(
     except YamlProblem as exc:
         line, column = LineIndex(text).position(exc.index) if exc.index is not None else (1, 1)
         return None, [
-            rules.INVALID_YAML.at(
-                path, f"invalid YAML: {clip(exc.problem)}", line=line + line_offset, column=column
+            ParseProblem(
+                ParseIssue.INVALID_YAML,
+                path,
+                f"invalid YAML: {clip(exc.problem)}",
+                line=line + line_offset,
+                column=column,
             )
         ]
 
@@ -293,8 +313,12 @@ def parse(
         return Loaded(data, not errors, found + errors, text)
     if not text.strip():
         found.append(
-            rules.EMPTY_FILE.at(
-                path, f"file is empty; expected a {fmt.value.upper()} document", line=1, column=1
+            ParseProblem(
+                ParseIssue.EMPTY_FILE,
+                path,
+                f"file is empty; expected a {fmt.value.upper()} document",
+                line=1,
+                column=1,
             )
         )
         return Loaded(None, False, found, text)

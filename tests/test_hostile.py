@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURES, REPO, codes, write_tree
@@ -22,6 +23,13 @@ from agent_lint.config import ConfigError, load_config
 from agent_lint.kinds import Format
 from agent_lint.linter import lint_paths
 from agent_lint.loading import parse
+from agent_lint.validators.files import diagnose
+
+
+def findings(loaded: Any) -> list[Any]:
+    """The findings of what reading a file met."""
+    return [diagnose(problem) for problem in loaded.problems]
+
 
 # --- YAML keys and types JSON does not have ------------------------------------------------
 
@@ -38,13 +46,13 @@ def test_yaml_keys_that_are_not_strings_are_fields_as_written(lint_tree, name):
 
 def test_yaml_key_written_twice_as_number_and_string_is_a_duplicate():
     loaded = parse("t.yaml", Format.YAML, b'7: a\n"7": b\n')
-    [d] = loaded.diagnostics
+    [d] = findings(loaded)
     assert (d.code, d.line) == ("AL003", 2)
 
 
 def test_yaml_key_that_is_a_collection_is_invalid():
     loaded = parse("t.yaml", Format.YAML, b"? [a, b]\n: c\n")
-    [d] = loaded.diagnostics
+    [d] = findings(loaded)
     assert d.code == "AL002" and "must be a string" in d.message
 
 
@@ -52,14 +60,14 @@ def test_yaml_tags_that_would_run_code_are_invalid(tmp_path):
     marker = tmp_path / "ran"
     text = f'turn: !!python/object/apply:os.system ["touch {marker}"]\n'
     loaded = parse("t.yaml", Format.YAML, text.encode())
-    [d] = loaded.diagnostics
+    [d] = findings(loaded)
     assert d.code == "AL002" and not marker.exists()
 
 
 @pytest.mark.parametrize("tag", ["!!binary aGk=", "!!set {a}", "!!omap [a: 1]", "!!pairs [a: 1]"])
 def test_yaml_types_without_a_json_equivalent_are_invalid(tag):
     loaded = parse("t.yaml", Format.YAML, f"value: {tag}\n".encode())
-    [d] = loaded.diagnostics
+    [d] = findings(loaded)
     assert d.code == "AL002" and "no JSON equivalent" in d.message
 
 

@@ -7,7 +7,8 @@ cannot be read or parsed has no data for later checks.
 
 from __future__ import annotations
 
-from agent_lint.diagnostics import Rule, Severity
+from agent_lint.diagnostics import Diagnostic, Rule, Severity
+from agent_lint.problems import ParseIssue, ParseProblem
 
 INVALID_JSON = Rule(
     "AL001",
@@ -136,3 +137,27 @@ RULES = (
     UNREADABLE,
     LIMIT_EXCEEDED,
 )
+
+_BY_ISSUE: dict[ParseIssue, Rule] = {
+    ParseIssue.INVALID_UTF8: INVALID_UTF8,
+    ParseIssue.BYTE_ORDER_MARK: BYTE_ORDER_MARK,
+    ParseIssue.EMPTY_FILE: EMPTY_FILE,
+    ParseIssue.INVALID_JSON: INVALID_JSON,
+    ParseIssue.INVALID_YAML: INVALID_YAML,
+    ParseIssue.DUPLICATE_KEY: DUPLICATE_KEY,
+    ParseIssue.LIMIT_EXCEEDED: LIMIT_EXCEEDED,
+}
+
+
+def diagnose(problem: ParseProblem) -> Diagnostic:
+    """The finding a problem met reading a file is (AL001-AL006, AL011)."""
+    return _BY_ISSUE[problem.issue].at(
+        problem.path,
+        problem.message,
+        pointer=problem.pointer,
+        target=problem.target,
+        line=problem.line,
+        column=problem.column,
+        end_line=problem.end_line,
+        end_column=problem.end_column,
+    )
