@@ -10,7 +10,7 @@ on the merged facts only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Severity
@@ -24,8 +24,7 @@ from agent_lint.validators import FileCheck, files, identity
 from agent_lint.validators.files import LIMIT_EXCEEDED
 
 
-@dataclass(frozen=True)
-class FileOutcome:
+class FileOutcome(NamedTuple):
     """What one file contributes to the run.
 
     ``title`` is how ``--show-files`` describes it; ``shows_state`` whether it
@@ -74,8 +73,8 @@ def check_file(
     state = "" if loaded.ok else " (does not parse)"
     title = f"{match.kind.title}{state}"
     shows = profile.signature(match, relpath, loaded.data if loaded.ok else None)
-    present = present_facts(profile, path, relpath, match, loaded.ok)
     if not loaded.ok:
+        present = present_facts(profile, path, relpath, match, False)
         return FileOutcome(tuple(found), (present,), title, shows, spent)
     ctx = FileContext(
         path,
@@ -92,7 +91,7 @@ def check_file(
     found.extend(own)
     kept = (configured(d, config) for d in own)
     clean = not any(d is not None and d.severity is Severity.ERROR for d in kept)
-    facts = (file_facts(profile, ctx, clean, present),)
+    facts = (file_facts(profile, ctx, clean),)
     return FileOutcome(tuple(found), facts, title, shows, spent)
 
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agent_lint.config import Config
 from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
@@ -155,14 +155,14 @@ class FileContext:
     profile: Profile | None = None
 
 
-@dataclass(frozen=True)
-class FileFacts:
+class FileFacts(NamedTuple):
     """Everything the repo-wide checks learn from one file: small frozen values.
 
     Built by :func:`present_facts` and :func:`file_facts`, which read nothing
     but their arguments, and merged into a :class:`RepoIndex` by
     :meth:`RepoIndex.add`. ``extra`` holds the facts of the profile's
-    collectors.
+    collectors. A named tuple: immutable, picklable, and cheap to build once
+    per file.
     """
 
     path: str
@@ -221,37 +221,30 @@ def present_facts(
     profile: Profile, path: str, relpath: str, match: Match, parsed: bool
 ) -> FileFacts:
     """What a classified file tells by its path alone, read or not (a pure step)."""
-    kind = match.kind
-    extra = tuple(
-        fact
-        for collector in profile.collectors
-        for fact in collector.present(path, relpath, match, parsed)
-    )
+    extra: list[object] = []
+    for collector in profile.collectors:
+        extra.extend(collector.present(path, relpath, match, parsed))
     return FileFacts(
         path,
-        names=tuple(_names(profile, match)),
-        parsed=parsed,
-        note_folder=path.removesuffix(".md") if kind.format is Format.MARKDOWN else None,
-        extra=extra,
+        tuple(_names(profile, match)),
+        parsed,
+        path.removesuffix(".md") if match.kind.format is Format.MARKDOWN else None,
+        extra=tuple(extra),
     )
 
 
-def file_facts(
-    profile: Profile, ctx: FileContext, clean: bool = True, present: FileFacts | None = None
-) -> FileFacts:
+def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFacts:
     """What the repo-wide checks need from one parsed file (a pure step).
 
     ``clean`` tells whether the file had error findings of its own; facts of
-    an unclean record are not used to judge other files. ``present`` (from
-    :func:`present_facts`) is folded in, so one file makes one set of facts.
+    an unclean record are not used to judge other files. The facts of its
+    path (:func:`present_facts`) are part of them: one file, one set of facts.
     """
     kind, data = ctx.kind, ctx.data
+    known = present_facts(profile, ctx.path, ctx.relpath, Match(kind, ctx.groups), True)
     note = _note(ctx) if kind.format is Format.MARKDOWN else None
-    known = present or FileFacts(ctx.path)
     if not isinstance(data, dict):
-        return FileFacts(
-            ctx.path, known.names, True, known.note_folder, note=note, extra=known.extra
-        )
+        return known._replace(note=note)
     references = []
     for ref in kind.refs:
         scope, text = _scope(ref.scope, ctx), ""
@@ -271,9 +264,9 @@ def file_facts(
                         PathReference(value, ctx.path, pointer, text, append_only, strict_only)
                     )
     index_file, index_size, entries = _index(ctx)
-    extra = tuple(
-        fact for collector in profile.collectors for fact in collector.collect(ctx, clean)
-    )
+    extra = list(known.extra)
+    for collector in profile.collectors:
+        extra.extend(collector.collect(ctx, clean))
     return FileFacts(
         ctx.path,
         known.names,
@@ -287,7 +280,7 @@ def file_facts(
         index_entries=entries,
         listed=_listed(profile, ctx, clean),
         note=note,
-        extra=known.extra + extra,
+        extra=tuple(extra),
     )
 
 
