@@ -46,10 +46,16 @@ def read_regular(path: Path | str, max_bytes: int) -> bytes:
     except OSError as exc:
         raise NotRead("unreadable", exc.strerror or type(exc).__name__) from exc
     try:
-        check_regular(os.fstat(fd), max_bytes)
-        chunks, size = [], 0
-        while size <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+        info = os.fstat(fd)
+        check_regular(info, max_bytes)
+        # One read of the size fstat gave plus one byte: a read that returns exactly
+        # that size stopped at the end of the file. Otherwise (the file grew or shrank
+        # since, or its size is not known, as in /proc) it is read on in small chunks
+        # to its end, never past one byte over the limit.
+        first = os.read(fd, info.st_size + 1)
+        chunks, size = [first], len(first)
+        while size != info.st_size and size <= max_bytes:
+            chunk = os.read(fd, min(1 << 16, max_bytes + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -60,4 +66,4 @@ def read_regular(path: Path | str, max_bytes: int) -> bytes:
         os.close(fd)
     if size > max_bytes:
         raise NotRead("large", f"more than {max_bytes} bytes", size)
-    return b"".join(chunks)
+    return first if len(chunks) == 1 else b"".join(chunks)

@@ -283,11 +283,11 @@ def _lint_target(
     repo_checks = [c for c in REPO_CHECKS if any(is_enabled(x, config) for x in c.codes)]
     unclassified = is_enabled(identity.UNCLASSIFIED_FILE.code, config)
     found: list[Diagnostic] = []
-    formats: dict[str, tuple[Format, Path]] = {}
+    formats: dict[str, tuple[Format, str]] = {}
     cortex = False
     limits = config.limits
     for entry in walk(target, fs):
-        path = relative(str(entry.path), str(target.root))
+        path = relative(entry.path, str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
         match = classify(entry.relpath)
         if entry.problem is None and entry.unread:
@@ -491,7 +491,7 @@ def _within(path: Path, limit: Path) -> bool:
 
 def _locate(
     diagnostics: list[Diagnostic],
-    formats: dict[str, tuple[Format, Path]],
+    formats: dict[str, tuple[Format, str]],
     limits: Limits,
     fs: FileSystem = DISK,
 ) -> list[Diagnostic]:
@@ -520,7 +520,7 @@ def _locate(
 
 
 def _locations(
-    path: str, fmt: Format, full: Path, limits: Limits, fs: FileSystem = DISK
+    path: str, fmt: Format, full: str, limits: Limits, fs: FileSystem = DISK
 ) -> Locations:
     raw, _ = read_file(full, path, limits.max_file_bytes, fs)
     try:
