@@ -203,6 +203,7 @@ class RepoIndex:
     unparsed_paths: set[str] = field(default_factory=set)
     unclassified_paths: set[str] = field(default_factory=set)
     file_names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    walked: set[str] = field(default_factory=set)  # files the walk found safe to read
     notes_by_folder: set[str] = field(default_factory=set)
     lookups: int = 0
     shared: dict[str, Any] = field(default_factory=dict)  # helpers the repo checks share

@@ -289,6 +289,8 @@ def _lint_target(
     for entry in walk(target, fs):
         path = relative(entry.path, str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
+        if entry.problem is None and not entry.unread:
+            index.walked.add(path)
         match = classify(entry.relpath)
         if entry.problem is None and entry.unread:
             result.files.append((path, "not read: behind a linked folder"))
