@@ -37,7 +37,13 @@ from agent_lint.kinds import (
     support_file,
 )
 from agent_lint.loading import parse, split_front_matter
-from agent_lint.positions import Locations, ScanError, locate_json, locate_yaml
+from agent_lint.positions import (
+    Locations,
+    ScanError,
+    locate_json,
+    locate_json_pointers,
+    locate_yaml,
+)
 from agent_lint.schemas import SchemaStore
 from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, FileCheck, identity
 from agent_lint.validators.files import LIMIT_EXCEEDED, UNREADABLE
@@ -283,7 +289,7 @@ def _lint_target(
     repo_checks = [c for c in REPO_CHECKS if any(is_enabled(x, config) for x in c.codes)]
     unclassified = is_enabled(identity.UNCLASSIFIED_FILE.code, config)
     found: list[Diagnostic] = []
-    formats: dict[str, tuple[Format, str]] = {}
+    formats: dict[str, tuple[Format, str, bool]] = {}
     cortex = False
     limits = config.limits
     for entry in walk(target, fs):
@@ -322,8 +328,8 @@ def _lint_target(
             if match is not None:
                 index.add_present(path, match.kind, match.groups, False)
             continue
-        formats[path] = (fmt, entry.path)
         loaded = parse(path, fmt, raw, limits)
+        formats[path] = (fmt, entry.path, loaded.ok)
         result.files_checked += 1
         found.extend(loaded.diagnostics)
         if match is None:
@@ -493,11 +499,15 @@ def _within(path: Path, limit: Path) -> bool:
 
 def _locate(
     diagnostics: list[Diagnostic],
-    formats: dict[str, tuple[Format, str]],
+    formats: dict[str, tuple[Format, str, bool]],
     limits: Limits,
     fs: FileSystem = DISK,
 ) -> list[Diagnostic]:
-    """Fill in line and column for findings that carry only a JSON pointer."""
+    """Fill in line and column for findings that carry only a JSON pointer.
+
+    Each file with such findings is read again; in a JSON file that parsed,
+    only the places of its findings' pointers are computed.
+    """
     pending: dict[str, list[Diagnostic]] = defaultdict(list)
     located: list[Diagnostic] = []
     for diagnostic in diagnostics:
@@ -508,8 +518,9 @@ def _locate(
         else:
             located.append(diagnostic)
     for path, items in pending.items():
-        fmt, full = formats[path]
-        locations = _locations(path, fmt, full, limits, fs)
+        fmt, full, parsed = formats[path]
+        wanted = [(d.pointer, d.target) for d in items] if parsed else None
+        locations = _locations(path, fmt, full, limits, fs, wanted)
         for diagnostic in items:
             span = locations.find(diagnostic.pointer, diagnostic.target)
             if span is None:
@@ -522,8 +533,14 @@ def _locate(
 
 
 def _locations(
-    path: str, fmt: Format, full: str, limits: Limits, fs: FileSystem = DISK
+    path: str,
+    fmt: Format,
+    full: str,
+    limits: Limits,
+    fs: FileSystem = DISK,
+    wanted: list[tuple[str, str]] | None = None,
 ) -> Locations:
+    """Where the values of the file at ``full`` are; only the ``wanted`` pointers in JSON."""
     raw, _ = read_file(full, path, limits.max_file_bytes, fs)
     try:
         text = (raw or b"").decode("utf-8").removeprefix("\ufeff")
@@ -531,7 +548,7 @@ def _locations(
         return Locations()
     try:
         if fmt is Format.JSON:
-            return locate_json(text)
+            return locate_json(text) if wanted is None else locate_json_pointers(text, wanted)
         if fmt is Format.MARKDOWN:
             front, offset = split_front_matter(text)
             return locate_yaml(front, offset, limits) if front is not None else Locations()
