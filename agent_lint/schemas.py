@@ -16,20 +16,20 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import jsonschema
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
-from jsonschema.exceptions import SchemaError
-from jsonschema.protocols import Validator
+if TYPE_CHECKING:
+    # jsonschema and referencing are imported only when a record needs the detailed
+    # engine (an invalid record, a user schema): a clean run never loads them.
+    import jsonschema
+    import referencing
+    from jsonschema.protocols import Validator
 
 # RFC 3339 is ASCII: "\d" would take Arabic-Indic or full-width digits, and "$"
 # a trailing newline, so the pattern spells its digits and ends at "\Z".
@@ -124,12 +124,16 @@ def _pattern_keyword(
     validator: Validator, pattern: str, instance: Any, schema: dict[str, Any]
 ) -> Iterator[jsonschema.ValidationError]:
     """The ``pattern`` keyword with ECMA-262 semantics (see :func:`ecma_regex`)."""
+    import jsonschema
+
     if validator.is_type(instance, "string") and not ecma_regex(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _is_integer(checker: Any, instance: Any) -> bool:
     """JSON integers; one too long for Python's ``int`` is parsed as an integral Decimal."""
+    import jsonschema
+
     if isinstance(instance, Decimal):
         return instance.is_finite() and instance == instance.to_integral_value()
     return bool(jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer"))
@@ -138,6 +142,8 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 @functools.lru_cache(maxsize=16)
 def _faithful(cls: type[Validator]) -> type[Validator]:
     """``cls`` with ECMA-262 patterns and integers of any length."""
+    import jsonschema.validators
+
     checker = cls.TYPE_CHECKER.redefine("integer", _is_integer)
     extended: type[Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
         cls, validators={"pattern": _pattern_keyword}, type_checker=checker
@@ -145,9 +151,15 @@ def _faithful(cls: type[Validator]) -> type[Validator]:
     return extended
 
 
-FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
-FORMAT_CHECKER.checks("date-time")(is_date_time)
-FORMAT_CHECKER.checks("date")(is_date)
+@functools.lru_cache(maxsize=1)
+def format_checker() -> jsonschema.FormatChecker:
+    """The format checks of the detailed engine: ``date-time`` and ``date`` (RFC 3339)."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("date-time")(is_date_time)
+    checker.checks("date")(is_date)
+    return checker
 
 
 class SchemaConfigError(Exception):
@@ -189,6 +201,8 @@ class JsonschemaValidator:
 
     def issues(self, instance: Any) -> Iterator[SchemaIssue]:
         """Yield every violation, flattening ``anyOf``/``oneOf`` to the best match."""
+        import referencing.exceptions
+
         try:
             errors = list(self._validator.iter_errors(instance))
         except referencing.exceptions.Unresolvable as exc:
@@ -199,6 +213,8 @@ class JsonschemaValidator:
             yield from self._flatten(error)
 
     def _flatten(self, error: jsonschema.ValidationError) -> Iterator[SchemaIssue]:
+        import jsonschema.exceptions
+
         if error.validator in ("anyOf", "oneOf") and error.context:
             yield from self._flatten(jsonschema.exceptions.best_match(error.context))
             return
@@ -242,17 +258,23 @@ class FastPathValidator:
     the fast engine. Both use the same format checkers.
     """
 
-    def __init__(self, fast: Any, detailed: SchemaValidator) -> None:
+    def __init__(self, fast: Any, detailed: Callable[[], SchemaValidator]) -> None:
         self._fast = fast
-        self._detailed = detailed
+        self._make_detailed = detailed
+        self._detailed: SchemaValidator | None = None
 
     def issues(self, instance: Any) -> Iterator[SchemaIssue]:
-        """Yield nothing for a valid record; otherwise the detailed issues."""
+        """Yield nothing for a valid record; otherwise the detailed issues.
+
+        The detailed validator is built on the first record that needs it.
+        """
         try:
             if self._fast.is_valid(instance):
                 return
         except Exception:  # anything the fast engine cannot take goes the slow way
             pass
+        if self._detailed is None:
+            self._detailed = self._make_detailed()
         yield from self._detailed.issues(instance)
 
 
@@ -327,22 +349,32 @@ class SchemaStore:
         self._compiled: dict[str, SchemaValidator | None] = {}
         # Each schema file is read once; a user directory's file wins over a bundled one.
         self._sources: dict[str, tuple[Path, dict[str, Any]]] = {}
-        resources_: list[tuple[str, referencing.Resource[Any]]] = []
+        self._read: list[dict[str, Any]] = []  # every schema, in the order read
         bundled = bundled_schema_dir()
         for directory in reversed(self._dirs):
             for path in sorted(directory.glob("*.schema.json")):
                 schema = _read_schema(path, bundled=directory == bundled)
                 self._sources[path.name.removesuffix(".schema.json")] = (path, schema)
+                self._read.append(schema)
+        self._registry: referencing.Registry[Any] | None = None
+
+    def _resources(self) -> referencing.Registry[Any]:
+        """Every schema read, by its ``$id``: what ``$ref`` resolves against (built once)."""
+        if self._registry is None:
+            import referencing
+            import referencing.jsonschema
+
+            resources: list[tuple[str, referencing.Resource[Any]]] = []
+            for schema in self._read:
                 spec = referencing.jsonschema.specification_with(
                     schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
                     default=referencing.jsonschema.DRAFT202012,
                 )
                 resource = spec.create_resource(schema)
                 if resource.id():
-                    resources_.append((str(resource.id()), resource))
-        self._registry: referencing.Registry[Any] = referencing.Registry().with_resources(
-            resources_
-        )
+                    resources.append((str(resource.id()), resource))
+            self._registry = referencing.Registry().with_resources(resources)
+        return self._registry
 
     def path_of(self, name: str) -> Path | None:
         """The file that defines schema ``name``, user directories first."""
@@ -359,6 +391,19 @@ class SchemaStore:
         if name not in self._sources:
             return None
         path, schema = self._sources[name]
+        # The fast path serves the bundled schemas, which are self-contained;
+        # user schemas may $ref others and always take the detailed engine.
+        bundled = path.parent == bundled_schema_dir()
+        fast = _fast_validator(schema) if self.fast and bundled else None
+        if fast is None:
+            return self._detailed(path, schema)
+        return FastPathValidator(fast, functools.partial(self._detailed, path, schema))
+
+    def _detailed(self, path: Path, schema: dict[str, Any]) -> SchemaValidator:
+        """The ``jsonschema`` validator of one schema, which explains every violation."""
+        import jsonschema.validators
+        from jsonschema.exceptions import SchemaError
+
         cls = _faithful(
             jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         )
@@ -371,11 +416,6 @@ class SchemaStore:
                 raise SchemaConfigError(
                     f"schema {path} is not a valid JSON Schema: {exc.message}"
                 ) from exc
-        detailed = JsonschemaValidator(
-            cls(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
+        return JsonschemaValidator(
+            cls(schema, registry=self._resources(), format_checker=format_checker())
         )
-        # The fast path serves the bundled schemas, which are self-contained;
-        # user schemas may $ref others and always take the detailed engine.
-        bundled = path.parent == bundled_schema_dir()
-        fast = _fast_validator(schema) if self.fast and bundled else None
-        return detailed if fast is None else FastPathValidator(fast, detailed)
