@@ -52,6 +52,7 @@ from benchmarks.measure import Command, Series, rounds, run
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
 BAREPARSE = Path(__file__).resolve().parent / "bareparse.py"
+LOCATE = Path(__file__).resolve().parent / "locate.py"
 DEFAULT_SIZES = (100, 1000)
 MODIFIED_HANDOFFS = 200
 #: Above this many records, ``--repeat-large`` replaces ``--repeat``.
@@ -161,6 +162,7 @@ class Results:
     tools: Tools
     startup: dict[str, Series] = field(default_factory=dict)
     imports: Imports | None = None
+    locate: dict[str, Any] | None = None
     sizes: list[SizeResult] = field(default_factory=list)
 
 
@@ -295,6 +297,23 @@ def measure_imports(tools: Tools, workdir: Path) -> Imports:
         packages=packages.most_common(),
         on_demand=[name for name in ON_DEMAND if name in packages],
     )
+
+
+def measure_locate(tools: Tools, entries: int, repeat: int) -> dict[str, Any]:
+    """Placing one finding in an index of ``entries`` entries (``benchmarks/locate.py``).
+
+    Runs in the Python of the measured agent-lint when it sits beside it (else this one).
+    """
+    beside = Path(tools.agent_lint).parent / "python"
+    python = str(beside) if beside.exists() else tools.python
+    done = subprocess.run(
+        [python, str(LOCATE), str(entries), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
 
 
 # --- one size ---------------------------------------------------------------------------------
@@ -610,6 +629,14 @@ def build_parser() -> argparse.ArgumentParser:
         "0: none)",
     )
     parser.add_argument("--agent-lint", help="the agent-lint executable to measure")
+    parser.add_argument(
+        "--locate-entries",
+        type=int,
+        default=100_000,
+        metavar="ENTRIES",
+        help="time placing one finding in an index of this many entries (default 100,000; "
+        "0: not measured)",
+    )
     return parser
 
 
@@ -637,6 +664,9 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
         log("start-up and imports")
         results.startup = measure_startup(tools, 2 * args.repeat)
         results.imports = measure_imports(tools, workdir)
+        if args.locate_entries > 0:
+            log(f"one finding in an index of {args.locate_entries:,} entries")
+            results.locate = measure_locate(tools, args.locate_entries, args.repeat)
         for records in args.sizes:
             sized = _prefixed(log, records)
             results.sizes.append(measure_size(records, tools, workdir, args, sized))
