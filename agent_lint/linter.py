@@ -7,6 +7,7 @@ dropped. Positions are computed afterwards, only for files with findings.
 
 from __future__ import annotations
 
+import gc
 import os
 import posixpath
 import re
@@ -52,6 +53,11 @@ from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, SYMLINK_INSIDE
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
+#: Thresholds of the cyclic garbage collector while a repository is linted. The pass builds
+#: a large index that lives to the end; with Python's defaults the full collections walk
+#: it again and again (7% of a run at 100,000 records), while its garbage cycles are short-
+#: lived and die young. Full collections stay, rarer; the peak memory is unchanged.
+RUN_GC_THRESHOLD = (50_000, 20, 1_000)
 
 
 @dataclass
@@ -252,11 +258,14 @@ def lint_target(
             "--new-only reports what a change adds to its merge-base with a base: add --base REF"
         )
     own = gittree.RecordHistory(target, base) if history is None and fs.on_disk else None
+    collector = gc.get_threshold()
+    gc.set_threshold(*RUN_GC_THRESHOLD)
     try:
         return _lint_target(
             target, only, unsafe_fixes, base, staged, gate, new_only, fs, history or own, positions
         )
     finally:
+        gc.set_threshold(*collector)
         if own is not None:
             own.close()
 

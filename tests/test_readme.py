@@ -30,7 +30,7 @@ _FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>\w*)\n(?P<body>.*?)^(?P=indent)
 _HEADING = re.compile(r"^(#{2,3}) (.+)$", re.M)
 _COPY = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-    "build", "dist", "*.egg-info",
+    "build", "dist", "*.egg-info", ".hypothesis",
 )  # fmt: skip
 
 

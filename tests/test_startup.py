@@ -74,3 +74,27 @@ def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -
     code, modules = _imported(str(repo.root))
     assert code == 1
     assert "jsonschema" in modules
+
+
+def test_the_collector_is_tuned_for_the_run_and_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from agent_lint import linter
+    from agent_lint.discovery import find_target
+
+    seen: list[tuple[int, ...]] = []
+    real = linter._lint_target
+
+    def spy(*args: object) -> linter.LintResult:
+        seen.append(gc.get_threshold())
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(linter, "_lint_target", spy)
+    before = gc.get_threshold()
+    repo = generate(tmp_path / "repo", 120)
+    result = linter.lint_target(find_target(repo.root))
+    assert not result.diagnostics
+    assert seen == [linter.RUN_GC_THRESHOLD]
+    assert gc.get_threshold() == before
