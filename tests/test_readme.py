@@ -184,7 +184,8 @@ def test_pipx_installs_the_command(tmp_path):
 def test_test_command_is_what_ci_runs():
     command = block("Quick start", "sh", 3).strip()
     assert command == (
-        "python -m pip install -e '.[test]' && python tests/provision.py && python -m pytest"
+        "python -m pip install -e '.[test]' && python tests/provision.py "
+        "&& python -m pytest -n auto --dist loadfile"
     )
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert command in ci  # .ci/run runs the README's test command, verbatim
