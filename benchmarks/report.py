@@ -290,6 +290,7 @@ def render(results: Results) -> str:
         *(f"| {key} | {value} |" for key, value in results.machine.items()),
         *(f"| {key} | {value} |" for key, value in results.versions.items()),
         "",
+        *([results.note, ""] if results.note else []),
         "## Targets",
         "",
         "| target | this run | goal | |",

@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -163,6 +164,7 @@ class Results:
     startup: dict[str, Series] = field(default_factory=dict)
     imports: Imports | None = None
     locate: dict[str, Any] | None = None
+    note: str = ""
     sizes: list[SizeResult] = field(default_factory=list)
 
 
@@ -630,6 +632,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--agent-lint", help="the agent-lint executable to measure")
     parser.add_argument(
+        "--note",
+        default="",
+        help="a sentence about the conditions of the run for the report (e.g. a shared machine)",
+    )
+    parser.add_argument(
         "--locate-entries",
         type=int,
         default=100_000,
@@ -652,6 +659,7 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
         machine=machine(),
         versions=versions(tools),
         tools=tools,
+        note=args.note,
     )
     workdir = Path(tempfile.mkdtemp(prefix="agent-lint-bench-", dir=args.workdir))
     started = time.perf_counter()
@@ -685,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.repeat < 1 or args.repeat_large < 1:
         parser.error("--repeat and --repeat-large must be at least 1")
     given = list(sys.argv[1:] if argv is None else argv)
-    results = benchmark(args, " ".join(["python -m benchmarks.run", *given]))
+    results = benchmark(args, shlex.join(["python", "-m", "benchmarks.run", *given]))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(report.render(results), encoding="utf-8")
     sys.stderr.write(f"wrote {args.output}\n")

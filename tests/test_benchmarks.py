@@ -273,6 +273,10 @@ def test_report_without_scenarios_or_cache(tmp_path: Path) -> None:
     assert rows[locate].shown == "40 ms (0.20× a json.loads of the file)"
     assert rows[locate].met == "met"
     assert "## Placing a finding" in report.render(results)
+    results.note = "The machine was shared with other work during this run."
+    assert "\n\nThe machine was shared with other work during this run.\n\n" in report.render(
+        results
+    )
 
 
 def test_generator_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

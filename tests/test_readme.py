@@ -97,6 +97,7 @@ CHECKED: dict[tuple[str, str, int], str] = {
     ("Output formats", "json", 1): "test_readme::test_json_example_has_the_real_fields",
     ("Project layout", "text", 1): "test_readme::test_project_layout_names_every_module",
     ("Speed", "sh", 1): "test_readme::test_speed_command_runs",
+    ("Speed", "sh", 2): "test_readme::test_results_were_measured_by_the_readme_command",
 }
 
 
@@ -291,3 +292,9 @@ def test_speed_command_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     report = (tmp_path / "speed.md").read_text(encoding="utf-8")
     assert "## By size" in report and "check-jsonschema" in report
+
+
+def test_results_were_measured_by_the_readme_command():
+    results = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    command = block("Speed", "sh", 2).strip()
+    assert f"```sh\npython -m pip install -e '.[test,bench]'\n{command}\n```" in results

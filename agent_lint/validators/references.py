@@ -542,7 +542,6 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
     fs.prefetch(
         full for _, candidates in items for c in candidates if (full := checker.full(c)) is not None
     )
-    meant_for: dict[str, str | None] = {}
     for ref, candidates in items:
         if isinstance(ref, Diagnostic):
             yield ref
@@ -557,9 +556,7 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             if problem != "missing":
                 yield path_diagnostic(problem, ref.path, shown, pointer=ref.pointer)
                 break
-            if candidate not in meant_for:
-                meant_for[candidate] = elsewhere(index, posixpath.normpath(candidate))
-            meant = meant_for[candidate]
+            meant = elsewhere(index, posixpath.normpath(candidate))
             hint = f'; did you mean "{meant}"?' if meant else ""
             finding = path_diagnostic(problem, ref.path, shown, pointer=ref.pointer, hint=hint)
             if ref.append_only:
