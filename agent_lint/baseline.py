@@ -25,6 +25,9 @@ from agent_lint.diagnostics import Diagnostic
 
 VERSION = 1
 
+#: The append-only gate's codes: a baseline never hides them (the baseline file may be
+#: part of the change under review, and the gate is not the change's to waive).
+GATE_PREFIX = "AL6"
 _POSITION = re.compile(r"\[\d+\]")
 _POINTER_POSITION = re.compile(r"/\d+(?=/|$)")
 _HINT = re.compile(r'; did you mean "[^"]*"\?')
@@ -60,6 +63,7 @@ def render(diagnostics: Iterable[Diagnostic]) -> str:
                 "message": d.message,
             }
             for d in diagnostics
+            if not d.code.startswith(GATE_PREFIX)
         ),
         key=lambda entry: (entry["path"], entry["code"], entry["fingerprint"]),
     )
@@ -111,7 +115,7 @@ def apply(diagnostics: Iterable[Diagnostic], baseline: Counter[str]) -> Filtered
     known = 0
     for diagnostic in diagnostics:
         value = fingerprint(diagnostic)
-        if left[value] > 0:
+        if left[value] > 0 and not diagnostic.code.startswith(GATE_PREFIX):
             left[value] -= 1
             known += 1
         else:

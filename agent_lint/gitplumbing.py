@@ -8,7 +8,16 @@ credential helper or askpass program runs, and no transport is allowed, so
 nothing is fetched (not even the lazy fetch of a partial clone). The commands
 used only read objects and the index: ``rev-parse``, ``ls-tree -r -z``,
 ``ls-files -s -z``, ``cat-file --batch``, ``merge-base``, ``rev-list`` and
-``log``. Nothing is checked out and no file of the work tree is written.
+``log``, and ``hash-object`` (without ``-w``, only for a file that has no
+filter attribute). Nothing is checked out and no file of the work tree is
+written.
+
+Which repository git works on is never left to git's discovery: a change
+under review can commit plain files that look like a bare repository
+(``HEAD``, ``config``, ``objects/``, ``refs/``) in any folder. The repository
+is the nearest folder at or above a path that holds a ``.git`` (which no
+commit can contain), and every command names it with ``--git-dir`` and
+``--work-tree``; ``safe.bareRepository=explicit`` backs that up.
 
 Paths are bytes in git; they are decoded with ``surrogateescape`` so every
 byte sequence in a file name round-trips.
@@ -20,8 +29,9 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import IO
 
@@ -40,6 +50,8 @@ SAFE_CONFIG: tuple[tuple[str, str], ...] = (
     ("maintenance.auto", "false"),
     ("color.ui", "never"),
     ("submodule.recurse", "false"),
+    ("safe.bareRepository", "explicit"),  # a folder of plain files is never a repository
+    ("core.safecrlf", "false"),  # hash-object reports, never refuses, line-ending round trips
 )
 
 #: Environment variables kept from the caller's environment; every other
@@ -70,7 +82,9 @@ class GitError(Exception):
     """A git command failed or git is not available."""
 
 
-def environment(index_file: str | None = None) -> dict[str, str]:
+def environment(
+    index_file: str | None = None, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment of every git command (see the module docstring)."""
     env = {
         key: value
@@ -91,26 +105,39 @@ def environment(index_file: str | None = None) -> dict[str, str]:
     )
     if index_file is not None:
         env["GIT_INDEX_FILE"] = index_file
+    env.update(extra or {})
     return env
 
 
-def command(*args: str) -> list[str]:
-    """The full argument list of a safe git command."""
+def command(*args: str, git_dir: Path | None = None, work_tree: Path | None = None) -> list[str]:
+    """The full argument list of a safe git command (in the named repository, if given)."""
     options = [f"{key}={value}" for key, value in SAFE_CONFIG]
-    return ["git", "--no-pager", *(part for o in options for part in ("-c", o)), *args]
+    where = []
+    if git_dir is not None:
+        where.append(f"--git-dir={git_dir}")
+    if work_tree is not None:
+        where.append(f"--work-tree={work_tree}")
+    return ["git", "--no-pager", *where, *(part for o in options for part in ("-c", o)), *args]
 
 
 def _run(
-    args: Sequence[str], cwd: Path, stdin: bytes | None = None, index_file: str | None = None
+    args: Sequence[str],
+    cwd: Path,
+    stdin: bytes | None = None,
+    index_file: str | None = None,
+    *,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
+    extra_env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
-            command(*args),
+            command(*args, git_dir=git_dir, work_tree=work_tree),
             cwd=cwd,
             input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
-            env=environment(index_file),
+            env=environment(index_file, extra_env),
             timeout=_TIMEOUT_SECONDS,
             check=False,
         )
@@ -167,6 +194,11 @@ class IndexEntry:
     mtime_ns: int
     size: int
     skip_worktree: bool
+    ctime_ns: int = 0
+    ino: int = 0
+    dev: int = 0
+    uid: int = 0
+    gid: int = 0
 
 
 def _split_z(data: bytes) -> Iterator[bytes]:
@@ -182,9 +214,32 @@ class Repository:
     top: Path
     git_dir: Path
 
-    def run(self, *args: str, stdin: bytes | None = None, index_file: str | None = None) -> bytes:
-        """Run a safe git command in the work tree; its stdout, or :class:`GitError`."""
-        done = _run(args, self.top, stdin, index_file)
+    def _git(
+        self,
+        args: Sequence[str],
+        stdin: bytes | None = None,
+        index_file: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
+        return _run(
+            args,
+            self.top,
+            stdin,
+            index_file,
+            git_dir=self.git_dir,
+            work_tree=self.top,
+            extra_env=extra_env,
+        )
+
+    def run(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        index_file: str | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> bytes:
+        """Run a safe git command in this repository; its stdout, or :class:`GitError`."""
+        done = self._git(args, stdin, index_file, extra_env)
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitError(f"git {args[0]}: {message[-1] if message else 'failed'}")
@@ -192,37 +247,108 @@ class Repository:
 
     def succeeds(self, *args: str) -> bool:
         """Whether a safe git command exits 0."""
-        return _run(args, self.top).returncode == 0
+        return self._git(args).returncode == 0
 
     @classmethod
     def discover(cls, path: Path) -> Repository | None:
-        """The repository whose work tree holds ``path`` (None outside one)."""
-        folder = path if path.is_dir() else path.parent
-        top = _run(["rev-parse", "--show-toplevel"], folder)
-        if top.returncode != 0 and b"not a git repository" not in top.stderr:
-            message = top.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitError(f"git: {message[-1] if message else 'cannot read the repository'}")
-        git_dir = _run(["rev-parse", "--absolute-git-dir"], folder)
-        if top.returncode != 0 or git_dir.returncode != 0 or not top.stdout.strip():
+        """The repository whose work tree holds ``path`` (None outside one).
+
+        It is the nearest folder at or above ``path`` (links resolved, as git
+        resolves the current folder) holding a ``.git`` that names a valid
+        repository. No folder is ever taken for a bare repository, whatever
+        files it holds. ``GIT_CEILING_DIRECTORIES`` and a file-system boundary
+        end the search as they end git's (``GIT_DISCOVERY_ACROSS_FILESYSTEM``
+        lifts the latter).
+        """
+        start = Path(os.path.realpath(path if path.is_dir() else path.parent))
+        ceilings = _ceilings(start)
+        across = _truthy(os.environ.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", ""))
+        device = _device(start)
+        for folder in [start, *start.parents]:
+            crossed = not across and _device(folder) != device
+            if folder != start and (folder in ceilings or crossed):
+                return None
+            dot_git = folder / ".git"
+            if os.path.lexists(dot_git):
+                found = cls._at(folder, dot_git)
+                if found is not None:
+                    return found
+        return None
+
+    @classmethod
+    def _at(cls, top: Path, dot_git: Path) -> Repository | None:
+        """The repository at ``top`` that ``dot_git`` (a folder or a gitfile) names.
+
+        None when it names none: git's discovery then goes on up, and so does
+        :meth:`discover`.
+        """
+        done = _run(["rev-parse", "--absolute-git-dir"], top, git_dir=dot_git, work_tree=top)
+        if done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip()
+            if "not a git repository" in message or "gitfile" in message:
+                return None
+            lines = message.splitlines()
+            raise GitError(f"git: {lines[-1] if lines else 'cannot read the repository'}")
+        git_dir = decode(done.stdout.rstrip(b"\n"))
+        return cls(top, Path(git_dir)) if git_dir else None
+
+    @classmethod
+    def from_environment(cls) -> Repository | None:
+        """The repository that ``GIT_DIR`` (with ``GIT_WORK_TREE``) names; None when unset.
+
+        The caller's environment is the user's or the workflow's, never the
+        linted repository's, so it is honoured; relative values are relative
+        to the current folder, as for git.
+        """
+        value = os.environ.get("GIT_DIR")
+        if not value:
             return None
-        return cls(Path(decode(top.stdout[:-1])), Path(decode(git_dir.stdout[:-1])))
+        git_dir = Path(os.path.abspath(value))
+        tree = os.environ.get("GIT_WORK_TREE")
+        work_tree = Path(os.path.abspath(tree)) if tree else None
+        args = ["rev-parse", "--absolute-git-dir", "--show-toplevel"]
+        done = _run(args, Path.cwd(), git_dir=git_dir, work_tree=work_tree)
+        lines = done.stdout.rstrip(b"\n").split(b"\n")
+        if done.returncode != 0 or len(lines) != 2 or not lines[1]:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = message[-1] if message else "it has no work tree"
+            raise GitError(f"GIT_DIR={value} names no repository with a work tree ({detail})")
+        return cls(Path(decode(lines[1])), Path(decode(lines[0])))
+
+    def holds(self, path: Path) -> bool:
+        """Whether ``path`` (links resolved) is in this repository's work tree."""
+        real, top = os.path.realpath(path), os.path.realpath(self.top)
+        return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+    def same_as(self, other: Repository) -> bool:
+        """Whether ``other`` names the same git directory."""
+        return os.path.realpath(self.git_dir) == os.path.realpath(other.git_dir)
 
     def index_file(self) -> str | None:
-        """The index git is committing from, when a hook runs with GIT_INDEX_FILE.
+        """The index file git works with, when it is not the repository's own ``index``.
 
-        ``git commit --only`` and ``git commit -a`` hand hooks a temporary
-        index; it is honoured only when it lives in this repository's git
-        directory, so an index of another repository is never read.
+        A hook gets ``GIT_INDEX_FILE`` from git (``git commit --only`` and
+        ``git commit -a`` hand it a temporary index, and a tool may commit
+        from an index file anywhere). It is resolved as git resolves it, from
+        the current folder, and honoured when it lies in this repository's git
+        directory or when git works on this repository (the one ``GIT_DIR``
+        names, else the one holding the current folder): it is then the index
+        being committed, wherever it is. Otherwise it is another repository's
+        (a hook of a project around a nested agent repository) and not read.
         """
+        return self._environment_index
+
+    @cached_property
+    def _environment_index(self) -> str | None:
         value = os.environ.get("GIT_INDEX_FILE")
         if not value:
             return None
-        candidate = Path(value) if os.path.isabs(value) else self.top / value
-        try:
-            resolved, git_dir = candidate.resolve(), self.git_dir.resolve()
-        except OSError:
-            return None
-        return str(resolved) if git_dir in resolved.parents else None
+        candidate = os.path.abspath(value)
+        git_dir = os.path.realpath(self.git_dir).rstrip(os.sep) + os.sep
+        if os.path.realpath(candidate).startswith(git_dir):
+            return candidate
+        working = Repository.from_environment() or Repository.discover(Path.cwd())
+        return candidate if working is not None and working.same_as(self) else None
 
     def index_path(self) -> Path:
         """The file of the index in use."""
@@ -240,7 +366,7 @@ class Repository:
     def commit(self, revision: str) -> str | None:
         """The commit id ``revision`` names, or None."""
         args = ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"]
-        done = _run(args, self.top)
+        done = self._git(args)
         if done.returncode != 0:
             return None
         return done.stdout.decode("ascii", "replace").strip() or None
@@ -248,7 +374,7 @@ class Repository:
     def symbolic_name(self, revision: str) -> str | None:
         """The short ref name of ``revision`` (``@{upstream}`` -> ``origin/x``), or None."""
         args = ["rev-parse", "--abbrev-ref", "--verify", "--quiet", "--end-of-options", revision]
-        done = _run(args, self.top)
+        done = self._git(args)
         name = decode(done.stdout).strip() if done.returncode == 0 else ""
         return name or None
 
@@ -258,7 +384,7 @@ class Repository:
 
     def merge_base(self, a: str, b: str) -> str | None:
         """The best common ancestor of two commits, or None when they share no history."""
-        done = _run(["merge-base", "--end-of-options", a, b], self.top)
+        done = self._git(["merge-base", "--end-of-options", a, b])
         if done.returncode != 0:
             return None
         return done.stdout.decode("ascii").strip() or None
@@ -323,19 +449,24 @@ class Repository:
 
     def blob_reader(self) -> BlobReader:
         """A :class:`BlobReader` on this repository (one ``cat-file --batch`` process)."""
-        return BlobReader(self.top)
+        return BlobReader(self.top, self.git_dir)
 
-    def ls_index(self, prefixes: Iterable[str]) -> dict[str, IndexEntry]:
+    def ls_index(self, prefixes: Iterable[str], icase: bool = False) -> dict[str, IndexEntry]:
         """Stage-0 entries of the index under ``prefixes``, with their stat data.
 
         ``ls-files`` reads every index format git writes (versions 2-4, split
-        and sparse indexes, which it expands) and runs no filter.
+        and sparse indexes, which it expands) and runs no filter. With
+        ``icase``, a prefix matches whatever its letter case.
         """
         args = ["ls-files", "-s", "-z", "--debug"]
         wanted = [p for p in prefixes if p]
+        extra: dict[str, str] = {}
+        if icase and wanted:
+            extra = {"GIT_LITERAL_PATHSPECS": "0", "GIT_ICASE_PATHSPECS": "1"}
+            wanted = [f":(literal){p}" for p in wanted]
         if wanted:
             args += ["--", *wanted]
-        out = self.run(*args, index_file=self.index_file())
+        out = self.run(*args, index_file=self.index_file(), extra_env=extra)
         entries: dict[str, IndexEntry] = {}
         position = 0
         while position < len(out):
@@ -358,8 +489,29 @@ class Repository:
                 stat.get("mtime", 0),
                 stat.get("size", 0),
                 bool(stat.get("flags", 0) & _SKIP_WORKTREE),
+                ctime_ns=stat.get("ctime", 0),
+                ino=stat.get("ino", 0),
+                dev=stat.get("dev", 0),
+                uid=stat.get("uid", 0),
+                gid=stat.get("gid", 0),
             )
         return entries
+
+    def is_ancestor(self, ancestor: str, commit: str) -> bool:
+        """Whether ``ancestor`` is ``commit`` or in its history."""
+        return self.succeeds("merge-base", "--is-ancestor", "--end-of-options", ancestor, commit)
+
+    def hash_work_file(self, path: str, data: bytes) -> str | None:
+        """The blob id git would store for ``data`` at ``path`` (``hash-object --stdin --path``).
+
+        Git applies the path's check-in conversions (line endings, ``ident``,
+        ``working-tree-encoding`` with every encoding its iconv knows). Call
+        it only for a path with no ``filter`` attribute: a filter is a
+        program. Nothing is written. None when git cannot hash it.
+        """
+        done = self._git(["hash-object", "--stdin", f"--path={path}"], stdin=data)
+        sha = done.stdout.decode("ascii", "replace").strip()
+        return sha if done.returncode == 0 and len(sha) in (40, 64) else None
 
     def read_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The contents of blobs by id (one ``cat-file --batch`` process); missing ones left out."""
@@ -383,7 +535,7 @@ class Repository:
 
     def config_value(self, key: str) -> str | None:
         """One value of git configuration (``git config --get``), or None."""
-        done = _run(["config", "--get", "--end-of-options", key], self.top)
+        done = self._git(["config", "--get", "--end-of-options", key])
         return decode(done.stdout).strip() if done.returncode == 0 else None
 
     def attributes(self, paths: Sequence[str], names: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -402,16 +554,37 @@ class Repository:
 
     def added_in(self, commit: str, path: str) -> tuple[str, str, str] | None:
         """``(full id, short id, subject)``: the newest commit up to ``commit`` adding ``path``."""
-        done = _run(
+        done = self._git(
             ["log", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--no-renames",
              "--no-notes", "--diff-filter=A", "--format=%H%x00%h%x00%s", "-1", commit, "--", path],
-            self.top,
         )  # fmt: skip
         if done.returncode != 0:
             return None
         full, _, rest = decode(done.stdout).strip().partition("\0")
         short, _, subject = rest.partition("\0")
         return (full, short, subject) if full else None
+
+
+def _truthy(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _device(folder: Path) -> int | None:
+    try:
+        return os.stat(folder).st_dev
+    except OSError:
+        return None
+
+
+def _ceilings(start: Path) -> set[Path]:
+    """The folders of ``GIT_CEILING_DIRECTORIES`` above ``start`` (git never enters them)."""
+    found = set()
+    for value in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep):
+        if value and os.path.isabs(value):
+            folder = Path(os.path.realpath(value))
+            if folder != start and folder in start.parents:
+                found.add(folder)
+    return found
 
 
 def _tree_records(out: bytes) -> dict[str, TreeEntry]:
@@ -449,8 +622,9 @@ class BlobReader:
     context manager).
     """
 
-    def __init__(self, top: Path) -> None:
+    def __init__(self, top: Path, git_dir: Path) -> None:
         self.top = top
+        self.git_dir = git_dir
         self._process: subprocess.Popen[bytes] | None = None
         self._busy_since: float | None = None
         self._lock = threading.Lock()
@@ -466,7 +640,7 @@ class BlobReader:
         if self._process is None:
             try:
                 self._process = subprocess.Popen(
-                    command("cat-file", "--batch"),
+                    command("cat-file", "--batch", git_dir=self.git_dir, work_tree=self.top),
                     cwd=self.top,
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,

@@ -25,6 +25,7 @@ from agent_lint.config import Config, ConfigError, Limits
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.discovery import Target, find_target, read_file, relative, top_folders, walk
 from agent_lint.filesystem import DISK, FileSystem, Origins
+from agent_lint.gitgate.snapshots import fold
 from agent_lint.gitplumbing import GitError
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.kinds import (
@@ -48,8 +49,8 @@ from agent_lint.positions import (
 from agent_lint.schemas import SchemaStore
 from agent_lint.validators import FILE_CHECKS, REPO_CHECKS, RULES_BY_CODE, FileCheck, identity
 from agent_lint.validators.files import LIMIT_EXCEEDED, UNREADABLE
-from agent_lint.validators.history import REPLACED
-from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, SYMLINK_INSIDE
+from agent_lint.validators.history import REPLACED, TWIN
+from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, NAME_COLLISION, SYMLINK_INSIDE
 
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
@@ -407,6 +408,11 @@ def _lint_target(
     kept_findings = [
         d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
     ]
+    # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
+    twins = {fold(d.path) for d in kept_findings if d.code == TWIN.code}
+    kept_findings = [
+        d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
+    ]
     if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     result.diagnostics = sorted(
@@ -587,7 +593,14 @@ def lint_paths(
     """
     groups: dict[Path, tuple[Target, list[Path]]] = {}
     for path in paths or [Path(".")]:
-        target = find_target(path, explicit_config)
+        try:
+            target = find_target(path, explicit_config)
+        except ConfigError:
+            # No agent dir here, but the merge-base may hold one: the gate still runs.
+            moved = gitgate.gate_target(path, explicit_config, base)
+            if moved is None:
+                raise
+            target = moved
         settings = target.config.with_cli(select, ignore, strict=strict, partial=partial)
         target = Target(target.root, target.agent_dir, settings)
         entry = groups.setdefault(target.agent_dir.resolve(), (target, []))

@@ -433,6 +433,7 @@ def _fake_windows_python(tmp_path: Path) -> Path:
     script = tmp_path / "windows-python"
     script.write_text(
         "#!/bin/sh\n"
+        'if [ "$1" = "-I" ]; then shift; fi\n'
         'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then\n'
         f'  "{sys.executable}" -m venv "$3/real" || exit 1\n'
         '  mkdir -p "$3/Scripts"\n'
@@ -476,3 +477,95 @@ def test_a_base_that_cannot_be_fetched_is_reported_with_sarif(tmp_path, installe
     log = json.loads(Path(runner.outputs["lint"]["sarif-file"]).read_text())
     [notification] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert missing in notification["message"]["text"]
+
+
+def _hostile_clone(tmp_path: Path, change) -> tuple[Path, dict[str, Any]]:
+    """A checkout of a pull request whose commit ``change(repo)`` wrote, and its event."""
+    origin = make_repo(tmp_path, name="origin")
+    git(origin, "checkout", "-q", "-b", "change")
+    change(origin)
+    commit_all(origin, "innocent change")
+    workspace = tmp_path / "workspace"
+    git(tmp_path, "clone", "-q", "--branch", "change", origin.as_uri(), str(workspace))
+    event = {"pull_request": {"base": {"sha": git(origin, "rev-parse", "main")},
+                              "head": {"sha": git(origin, "rev-parse", "change")}}}  # fmt: skip
+    return workspace, event
+
+
+def test_fetch_never_runs_git_in_a_folder_of_the_change(tmp_path):
+    """A folder of plain files shaped like a repository, with a program in its config."""
+    marker = tmp_path / "a-program-ran"
+
+    def fake_repository(repo: Path) -> None:
+        folder = repo / ".agent"
+        (folder / "HEAD").write_text("ref: refs/heads/x\n")
+        (folder / "objects" / "info").mkdir(parents=True)
+        (folder / "objects" / "info" / ".keep").write_text("")
+        (folder / "refs" / "heads").mkdir(parents=True)
+        (folder / "refs" / "heads" / ".keep").write_text("")
+        (folder / "config").write_text(
+            "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+            f'\tsshCommand = "env > {marker}; echo"\n'
+            '[remote "origin"]\n\turl = ssh://example.invalid/x\n'
+        )
+
+    workspace, event = _hostile_clone(tmp_path, fake_repository)
+    runner = Runner(tmp_path, workspace, inputs={"path": ".agent", "token": "ghs_SECRET"},
+                    event=event)  # fmt: skip
+    done = runner.run("fetch")
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+    assert runner.outputs["fetch"]["tip"] == event["pull_request"]["head"]["sha"]
+
+
+@pytest.mark.slow
+def test_no_module_is_ever_imported_from_the_workspace(tmp_path):
+    """A pull request that adds agent_lint/, hashlib.py, json.py and venv/ at its root."""
+    marker = tmp_path / "pull-request-code-ran"
+    code = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+
+    def shadows(repo: Path) -> None:
+        edit(repo / CONV / "handoffs/H-001.md", "#", "# rewritten")
+        (repo / "agent_lint").mkdir()
+        (repo / "agent_lint" / "__init__.py").write_text(code)
+        (repo / "agent_lint" / "__main__.py").write_text(code + "print('All checks passed')\n")
+        (repo / "venv").mkdir()
+        (repo / "venv" / "__init__.py").write_text(code)
+        (repo / "venv" / "__main__.py").write_text(code)
+        for module in ("hashlib", "json", "sitecustomize", "pip"):
+            (repo / f"{module}.py").write_text(code)
+
+    workspace, event = _hostile_clone(tmp_path, shadows)
+    runner = Runner(tmp_path, workspace, inputs={"sarif-file": "report.sarif"}, event=event)
+    runner.install()
+    done = runner.lint()
+    assert not marker.exists(), marker.read_text()
+    assert done.returncode == 1 and "title=AL601" in done.stdout
+    outputs = runner.outputs["lint"]
+    assert (outputs["exit-code"], outputs["errors"]) == ("1", "1")
+    assert outputs["sarif-file"] == f"{workspace}/report.sarif"  # relative to the workspace
+    assert (workspace / "report.sarif").is_file()
+
+
+@pytest.mark.slow
+def test_a_checkout_that_is_not_the_pull_request_is_refused(tmp_path, installed):
+    """pull_request_target: actions/checkout checks out the base, not the pull request."""
+    workspace, event = _hostile_clone(
+        tmp_path, lambda repo: edit(repo / CONV / "handoffs/H-001.md", "#", "# rewritten")
+    )
+    git(workspace, "checkout", "-q", "main")
+    runner = _runner(tmp_path, workspace, installed, event=event,
+                     event_name="pull_request_target")  # fmt: skip
+    done = runner.lint()
+    assert done.returncode == 2, done.stdout + done.stderr
+    log = json.loads(Path(runner.outputs["lint"]["sarif-file"]).read_text())
+    [notification] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    text = notification["message"]["text"]
+    assert "the checkout is not the change under review" in text
+    assert "pull_request_target" in text
+    # Checking out the pull request's head, as the error says, runs the gate.
+    git(workspace, "checkout", "-q", event["pull_request"]["head"]["sha"])
+    again = _runner(tmp_path, workspace, installed, event=event,
+                    event_name="pull_request_target")  # fmt: skip
+    done = again.lint()
+    assert done.returncode == 1 and "title=AL601" in done.stdout

@@ -51,6 +51,8 @@ def test_hook_manifest_settings():
         assert hook["files"] == r"^\.agent/"
         assert hook["pass_filenames"] is False and hook["require_serial"] is True
         assert hook["language"] == "python" and hook["minimum_pre_commit_version"]
+    # pre-commit leaves deleted paths out of its file list: the gate runs on every commit.
+    assert [h["id"] for h in HOOKS if h.get("always_run")] == ["agent-lint-handoffs"]
 
 
 def _wheelhouse() -> Path:
@@ -185,6 +187,33 @@ def test_first_commit_and_a_repository_without_a_remote_pass(tmp_path, hook_repo
     refused = _commit(repo, env, "rewrite")
     assert refused.returncode != 0
     assert "AL601" in refused.stdout + refused.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "how, code",
+    [
+        (["rm", "-q", f"{CONV}/handoffs/H-001.json"], "AL602"),
+        (["mv", f"{CONV}/handoffs/H-001.md", "H-001.md"], "AL602"),
+        (["mv", ".agent", "state"], "AL608"),
+    ],
+    ids=["delete", "move-out", "move-agent-dir"],
+)
+def test_commits_that_only_remove_handoffs_are_refused(tmp_path, hook_repository, how, code):
+    """No file under .agent/ is left in such a commit's file list; the gate runs anyway."""
+    hooks, rev, home = hook_repository
+    env = _pre_commit_env(tmp_path, home)
+    repo = make_repo(tmp_path)
+    _install_hooks(repo, env, hooks, rev)
+    git(repo, "add", ".pre-commit-config.yaml")
+    git(repo, "commit", "-q", "-m", "hooks")
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    git(repo, *how)
+    refused = _commit(repo, env, "tidy up")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0, shown
+    assert code in shown
+    assert git(repo, "rev-list", "--count", "HEAD") == "2"
 
 
 OLD_CONFIG = """repos:

@@ -9,8 +9,9 @@ gate off; when the change edits them, a notice says so. The change is the work
 tree, or with ``staged`` the git index. Git is only ever asked through
 :mod:`agent_lint.gitplumbing`, which lets no configured program run.
 
-When the agent dir has its own ``.git`` (a repository nested in the project
-and not tracked by it as a submodule), the gate works in that repository.
+Which repository is judged is decided by :func:`choose_repository`: never by
+files the change under review can commit, so a fake repository in the tree
+cannot redirect the gate.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent_lint.config import (
     ConfigError,
     gate_config_from_text,
     gate_settings,
+    load_config,
 )
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.discovery import AGENT_DIR_NAME, Target
@@ -38,12 +40,15 @@ from agent_lint.gitgate.snapshots import (
     TreeSnapshot,
     WorkTreeSnapshot,
 )
-from agent_lint.gitplumbing import MODE_GITLINK, MODE_TREE, GitError, Repository, TreeEntry
+from agent_lint.gitplumbing import MODE_TREE, GitError, Repository, TreeEntry
 from agent_lint.kinds import KIND_FOLDERS
 
 #: ``--base auto``: the upstream of the current branch, else the remote's default branch.
 AUTO = "auto"
 AUTO_CANDIDATES = ("@{upstream}", "origin/HEAD", "origin/main", "origin/master")
+#: The head commit of the change under review, when the caller knows it (the Action sets
+#: it from the event): the gate refuses a checkout whose HEAD does not contain it.
+CHANGE_HEAD_VARIABLE = "AGENT_LINT_CHANGE_HEAD"
 _SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 NO_COMMIT = "no commit yet"
 
@@ -122,6 +127,7 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
     head = repo.commit("HEAD")
     if head is None:
         return [NO_COMMIT]
+    _check_change_head(repo, head)
     merge_base = repo.merge_base(head, base)
     if merge_base is None:
         shallow = bool(repo.shallow_commits())
@@ -178,28 +184,94 @@ def _run(target: Target, request: Request) -> Outcome:
         merged_in=_MergedIn(repo, merge_base, base_name),
     )
     findings, changed = check(comparison)
-    return Outcome(findings, changed, notices, config, found)
+    return Outcome(findings, changed, notices + comparison.notices, config, found)
 
 
 def choose_repository(agent_dir: Path, root: Path | None = None) -> Repository | None:
-    """The repository the gate reads: the agent dir's own when it has a ``.git``.
+    """The repository the gate reads, never one that files of the change can fake.
 
-    An agent dir with a ``.git`` is a nested repository, unless the
-    repository around it records it as a submodule: then the outer
-    repository's change is under review (and the gitlink is a finding). An
-    agent dir that leads outside ``root`` through a symbolic link is never
-    looked into: the repository at ``root`` is read, where the link is a finding.
+    - ``GIT_DIR`` in the environment (set by the user, or by git for a
+      command run with ``--git-dir``) names the repository git works on: it
+      is used, and an agent dir outside its work tree is an error.
+    - An agent dir that leads outside ``root`` through a symbolic link is
+      never looked into: the repository at ``root`` is read, where the link
+      is a finding.
+    - Otherwise the repository is the nearest folder at or above the agent
+      dir holding a ``.git`` (a folder of plain files is never taken for a
+      bare repository, and no commit can contain a ``.git``). When that is
+      a repository nested in another one, it is judged only if the outer
+      repository does not see it as its own: neither its index nor its
+      ``HEAD`` holds anything at or under that folder (a submodule's gitlink
+      included). A nested repository the outer one records is the outer
+      repository's business, where a gitlink or nested repository inside the
+      agent dir is a finding.
     """
-    if root is not None and not _resolves_inside(agent_dir, root):
+    environment = Repository.from_environment()
+    inside = root is None or _resolves_inside(agent_dir, root)
+    if environment is not None:
+        if environment.holds(agent_dir if inside or root is None else root):
+            return environment
+        raise GitError(
+            f"GIT_DIR names the repository at {environment.top}, which does not hold "
+            f"{agent_dir}: the gate judges the repository git works on; unset GIT_DIR or lint "
+            "an agent dir of that repository"
+        )
+    if not inside and root is not None:
         return Repository.discover(root)
-    if os.path.lexists(agent_dir / ".git"):
-        outer = Repository.discover(agent_dir.parent)
-        if outer is not None:
-            path = _relative(agent_dir, outer.top)
-            entry = outer.ls_index([path]).get(path) if path else None
-            if entry is not None and entry.mode == MODE_GITLINK:
-                return outer
-    return Repository.discover(agent_dir)
+    nearest = Repository.discover(agent_dir)
+    if nearest is None or nearest.top.parent == nearest.top:
+        return nearest
+    outer = Repository.discover(nearest.top.parent)
+    if outer is not None and _tracks(outer, nearest.top):
+        return outer
+    return nearest
+
+
+def _tracks(repo: Repository, folder: Path) -> bool:
+    """Whether ``repo``'s index or ``HEAD`` holds ``folder`` or anything under it."""
+    path = _relative(folder, repo.top)
+    if not path:
+        return False
+    if repo.ls_index([path]):
+        return True
+    head = repo.commit("HEAD")
+    return head is not None and bool(repo.ls_tree(head, path))
+
+
+def gate_target(path: Path, explicit_config: Path | None, base: str | None) -> Target | None:
+    """A target for the gate alone, when ``path`` holds no agent dir to lint.
+
+    The change may have moved or removed the agent dir (``git mv .agent
+    state``): the merge-base still has it, and the gate must say so (AL608)
+    rather than find nothing to lint. None when no gate is asked for or
+    ``path`` is not in a git repository.
+    """
+    if not os.path.lexists(path):
+        return None
+    folder = Path(os.path.abspath(path))
+    if not folder.is_dir():
+        folder = folder.parent
+    if Repository.discover(folder) is None:
+        return None
+    config = load_config(folder, explicit_config)
+    if not (base or config.base):
+        return None
+    root = Path(os.path.realpath(folder))
+    return Target(root, root / (config.agent_dir or AGENT_DIR_NAME), config)
+
+
+def _check_change_head(repo: Repository, head: str) -> None:
+    """Refuse a checkout that is not the change under review (see CHANGE_HEAD_VARIABLE)."""
+    expected = os.environ.get(CHANGE_HEAD_VARIABLE, "").strip()
+    if not expected or repo.is_ancestor(expected, head):
+        return
+    raise ConfigError(
+        f"the checkout is not the change under review: HEAD {head[:12]} does not contain the "
+        f"change's head commit {expected[:12]}, so the gate would judge other files. On "
+        "pull_request_target, actions/checkout checks out the base branch: check out the pull "
+        "request's head commit (with: ref: the event's pull_request.head.sha) or run on "
+        "pull_request"
+    )
 
 
 def _resolves_inside(path: Path, root: Path) -> bool:

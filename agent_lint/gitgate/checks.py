@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import posixpath
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from agent_lint.diagnostics import Diagnostic
-from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, under
+from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, ancestors, fold, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.handoffs import embedded_time, handoff_number
 from agent_lint.jsontext import quote
@@ -24,9 +25,11 @@ from agent_lint.validators.history import (
     DELETED,
     GITLINK,
     MODIFIED,
+    NOT_COMPARED,
     NUMBERING,
     RENAMED,
     REPLACED,
+    TWIN,
     WRITE_ONCE_CHANGED,
 )
 
@@ -62,6 +65,7 @@ class Comparison:
     display: Callable[[str], str]
     merged_in: Callable[[str], str]
     findings: list[Diagnostic] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
 
     def relative(self, path: str) -> str:
         """A repository path relative to the base's agent dir."""
@@ -84,8 +88,17 @@ def check(comparison: Comparison) -> tuple[list[Diagnostic], set[str]]:
     """Every AL6xx finding of the change, and the reported paths of the files it changed."""
     c = comparison
     protected = protected_files(c)
-    found: list[Diagnostic] = []
+    found: list[Diagnostic] = list(_twins(c, protected))
     replaced_at: set[str] = set()
+    unread: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(protected):
+        folder = next((u for u in sorted(c.change.unreadable) if under(path, u)), None)
+        if folder is not None:
+            unread[folder].append(path)
+    for folder, paths in sorted(unread.items()):
+        found.append(_not_compared(c, folder, paths))
+        for path in paths:
+            del protected[path]
     if protected and _agent_dir_gone(c):
         found.append(_agent_dir_removed(c, protected))
         protected = {}
@@ -184,6 +197,8 @@ def _protected(
     now = c.change.sha(path) if mode is not None else None
     if now == base_sha:
         return None
+    if now is None and path in c.change.unreadable:
+        return _not_compared(c, path, [path])
     if kind.history is History.WRITE_ONCE:
         try:
             pinned = json.loads(c.base.content(path) or b"null").get("file")
@@ -219,6 +234,81 @@ def _protected(
         f"{name} was merged in {c.merged_in(path)} and is append-only; it was modified "
         "(write a new handoff instead)",
         line=_first_difference(c.base.content(path), c.change.content(path)),
+        column=1,
+    )
+
+
+def _not_compared(c: Comparison, path: str, paths: list[str]) -> Diagnostic:
+    """AL611: the change has ``path`` but the gate cannot read it."""
+    count = len(paths)
+    what = "it" if paths == [path] else f"the {count} append-only file{'s' if count != 1 else ''}"
+    held = (
+        f"{posixpath.basename(path)} was merged in {c.merged_in(path)} and is append-only"
+        if paths == [path]
+        else f"{path} holds {count} append-only file{'s' if count != 1 else ''} merged on "
+        f"{c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
+        f"{c.merged_in(paths[0])})"
+    )
+    return NOT_COMPARED.at(
+        c.display(path),
+        f"{held}; the gate could not compare {what} with the change: {path} "
+        f"{c.change.unreadable[path]}",
+        line=1,
+        column=1,
+    )
+
+
+def _twins(c: Comparison, protected: dict[str, Kind]) -> Iterator[Diagnostic]:
+    """AL610: names the change adds that a case-insensitive or normalising file system
+    takes for a merged append-only file or a folder on the way to one."""
+    if not protected:
+        return
+    merged: dict[str, set[str]] = defaultdict(set)
+    for path in protected:
+        for name in [*ancestors(path), path]:
+            merged[fold(name)].add(name)
+    candidates = set(c.change.modes) | set(c.change.twins(c.prefix))
+    reported: set[str] = set()
+    for path in sorted(candidates):
+        parts = path.split("/")
+        for depth in range(1, len(parts) + 1):
+            name = "/".join(parts[:depth])
+            originals = merged.get(fold(name))
+            if not originals:
+                break
+            if name in originals:
+                continue
+            # A twin of a name the change removed collides with nothing (AL602/AL603 say it).
+            kept = sorted(o for o in originals if c.change.has_entries_under(o))
+            if kept and name not in reported and not c.base.holds(name):
+                reported.add(name)
+                yield _twin(c, name, kept[0], protected)
+            break
+
+
+def _twin(c: Comparison, name: str, original: str, protected: dict[str, Kind]) -> Diagnostic:
+    if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", original):
+        ways = "Unicode normalisation (NFC/NFD)"
+    elif name.casefold() == original.casefold():
+        ways = "letter case"
+    else:
+        ways = "letter case and Unicode normalisation (NFC/NFD)"
+    if original in protected:
+        what = f"the merged {posixpath.basename(original)} (merged in {c.merged_in(original)})"
+        held = "file"
+    else:
+        first = min(p for p in protected if under(p, original))
+        what = (
+            f"{c.display(original) or '.'}, which holds append-only files merged on "
+            f"{c.base_name} (such as {posixpath.basename(first)}, merged in {c.merged_in(first)})"
+        )
+        held = "folder"
+    return TWIN.at(
+        c.display(name),
+        f"{posixpath.basename(name)} differs from {what} only in {ways}: on macOS and Windows "
+        f"both names are one {held}, and a checkout there shows whichever git writes last, so "
+        "merged handoffs can change unseen. Use the merged name",
+        line=1,
         column=1,
     )
 
@@ -305,11 +395,17 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
 
 
 def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[Diagnostic]:
-    """Submodules and nested repositories inside the agent dir (not the agent dir itself)."""
+    """Submodules and nested repositories inside the agent dir (not the agent dir itself)
+    that the change adds or points at another commit; one notice names the others."""
+    kept: list[str] = []
     for path, mode in sorted(c.change.modes.items()):
         if mode != MODE_GITLINK or path in reported or path in (c.prefix, c.change_prefix):
             continue
         if not (under(path, c.prefix) or under(path, c.change_prefix)):
+            continue
+        merged = c.base.link_sha(path)
+        if merged is not None and merged == c.change.link_sha(path):
+            kept.append(path)
             continue
         yield GITLINK.at(
             c.display(path),
@@ -318,6 +414,12 @@ def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[Diagnostic]:
             "append-only gate cannot see what happens to them",
             line=1,
             column=1,
+        )
+    if kept:
+        more = f" and {len(kept) - 1} more" if len(kept) > 1 else ""
+        c.notices.append(
+            f"{c.display(kept[0])}{more}: a submodule inside the agent dir that {c.base_name} "
+            "already has, unchanged by this change; the append-only gate cannot see its files"
         )
 
 

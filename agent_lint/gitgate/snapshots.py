@@ -5,25 +5,35 @@ paths in POSIX form, with their git modes) and gives each regular file's blob
 id and content. Trees and the index give blob ids straight from git. The work
 tree gives the blob id git *would store* for each file, without running any
 program: an untouched file (its size and modification time as the index
-recorded them) has the index's blob id; any other file is hashed after the
+recorded them: size, modification and change times, inode, device, owner,
+as git's own test) has the index's blob id; any other file is hashed after the
 check-in conversions git applies from attributes and ``core.autocrlf`` (CRLF
-to LF, ``ident``, ``working-tree-encoding``), done in Python. A clean/smudge
-filter is a program and is never run: a file with a filter attribute that was
-touched since checkout is hashed as it is.
+to LF, ``ident``), done in Python. A file with a ``working-tree-encoding``
+is hashed by git itself (``hash-object --stdin --path``, which knows every
+encoding git's iconv knows and runs no program for a file without a filter
+attribute). A clean/smudge filter is a program and is never run: a file with
+a filter attribute that was touched since checkout is hashed as it is.
+
+A folder or file of the work tree that cannot be read is recorded in
+:attr:`Snapshot.unreadable`, never taken for absent: the gate cannot compare
+what it cannot read.
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
+import errno
 import hashlib
 import os
 import re
 import stat
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from agent_lint.config import LIMITS
+from agent_lint.fileio import NotRead, read_regular
 from agent_lint.gitplumbing import (
     MODE_GITLINK,
     MODE_SYMLINK,
@@ -39,8 +49,16 @@ MODE_EXECUTABLE = "100755"
 #: Stands for a FIFO, socket or device in the work tree (git cannot store one).
 MODE_SPECIAL = "000000"
 
+#: The largest work-tree file the gate compares: the ceiling of ``max-file-bytes``. A
+#: larger one in place of a merged handoff cannot be compared (fail closed).
+MAX_COMPARED_BYTES = LIMITS["max-file-bytes"].ceiling
 _ATTRIBUTES = ("text", "eol", "crlf", "ident", "filter", "working-tree-encoding")
 _IDENT = re.compile(rb"\$Id:[^$\n]*\$")
+
+
+def fold(path: str) -> str:
+    """``path`` as a case-insensitive, normalising file system (macOS, Windows) sees it."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
 
 
 def blob_sha(data: bytes) -> str:
@@ -73,6 +91,8 @@ class Snapshot(ABC):
         self._modes: dict[str, str] = {}
         self._above: dict[str, str | None] = {}
         self._blobs: dict[str, bytes] = {}
+        #: Paths that could not be read (folders and files): why, as a predicate.
+        self.unreadable: dict[str, str] = {}
 
     @property
     def modes(self) -> dict[str, str]:
@@ -124,6 +144,16 @@ class Snapshot(ABC):
         """Whether anything is stored at or under ``prefix``."""
         return any(under(path, prefix) for path in self.modes)
 
+    def link_sha(self, path: str) -> str | None:
+        """The commit a gitlink records (None when ``path`` is no gitlink here)."""
+        entry = self.entries.get(path)
+        return entry.sha if entry is not None and entry.mode == MODE_GITLINK else None
+
+    def twins(self, prefix: str) -> dict[str, str]:
+        """Entries under a folder whose path equals ``prefix`` but for letter case (or
+        Unicode normalisation), with their modes; ``prefix`` itself left out."""
+        return {}
+
 
 class TreeSnapshot(Snapshot):
     """The entries of a commit's tree."""
@@ -142,6 +172,13 @@ class TreeSnapshot(Snapshot):
         entry = self.repo.ls_tree(self.commit, parent, recursive=False).get(path)
         return entry.mode if entry is not None and entry.mode != MODE_TREE else None
 
+    def holds(self, path: str) -> bool:
+        """Whether the tree has an entry (a folder included) at exactly ``path``."""
+        if path in self.modes or any(under(p, path) for p in self.modes):
+            return True
+        parent = path.rpartition("/")[0]
+        return path in self.repo.ls_tree(self.commit, parent, recursive=False)
+
 
 class IndexSnapshot(Snapshot):
     """The git index: exactly what the next commit will contain."""
@@ -155,6 +192,13 @@ class IndexSnapshot(Snapshot):
         entry = self.repo.ls_index([path]).get(path)
         return entry.mode if entry is not None else None
 
+    def twins(self, prefix: str) -> dict[str, str]:
+        """Index entries under a case twin of ``prefix`` (git matches letter case only)."""
+        if not prefix:
+            return {}
+        found = self.repo.ls_index([prefix], icase=True)
+        return {path: e.mode for path, e in found.items() if not under(path, prefix)}
+
 
 class WorkTreeSnapshot(Snapshot):
     """The work tree, as git would store it (see the module docstring)."""
@@ -167,53 +211,113 @@ class WorkTreeSnapshot(Snapshot):
         except OSError:
             self._index_mtime = 0
         self._stats: dict[str, os.stat_result] = {}
+        #: Folders holding tracked files: a ``.git`` in one does not make it another repository.
+        self._tracked = {folder for path in self.index for folder in ancestors(path)}
         for prefix in self.prefixes:
-            self._walk(prefix)
+            self._walk(prefix, self._modes)
         for path, entry in self.index.items():
             if entry.mode == MODE_GITLINK:
                 self._modes[path] = MODE_GITLINK  # a submodule, checked out or not
             elif entry.skip_worktree and path not in self._modes:
                 self._modes[path] = entry.mode  # outside a sparse checkout: as staged
         self._shas: dict[str, str | None] = {}
+        self._converted: dict[str, bytes | None] = {}
         self._attributes: dict[str, dict[str, str]] | None = None
         self._autocrlf: str | None = None
 
-    def _walk(self, prefix: str) -> None:
+    def _repo_path(self, full: str) -> str:
+        path = os.path.relpath(full, self.repo.top).replace(os.sep, "/")
+        return "" if path == "." else path
+
+    def _cannot_read(self, path: str, error: OSError) -> None:
+        reason = error.strerror or type(error).__name__
+        self.unreadable[path] = f"cannot be read ({reason}); make it readable and run again"
+
+    def _walk(self, prefix: str, modes: dict[str, str]) -> None:
+        """Record the modes of everything at or under ``prefix``; unreadable parts as such."""
         start = self.repo.top / prefix if prefix else self.repo.top
-        mode = _disk_mode(start, nested=bool(prefix))
+        try:
+            mode = self._disk_mode(start, prefix, nested=bool(prefix))
+        except OSError as error:
+            self._cannot_read(prefix, error)
+            return
         if mode != "dir":
             if mode is not None:
-                self._modes[prefix] = mode
+                modes[prefix] = mode
             return
-        for current, dirs, names in os.walk(start, followlinks=False):
-            base = os.path.relpath(current, self.repo.top).replace(os.sep, "/")
-            base = "" if base == "." else base
+
+        def failed(error: OSError) -> None:
+            self._cannot_read(self._repo_path(error.filename or str(start)), error)
+
+        for current, dirs, names in os.walk(start, onerror=failed, followlinks=False):
+            base = self._repo_path(current)
             kept = []
             for name in sorted(dirs):
                 path = f"{base}/{name}" if base else name
                 if name == ".git":
                     continue
-                found = _disk_mode(Path(current, name), nested=True)
+                try:
+                    found = self._disk_mode(Path(current, name), path, nested=True)
+                except OSError as error:
+                    self._cannot_read(path, error)
+                    continue
                 if found is None:
                     continue
                 if found == "dir":
                     kept.append(name)
                 else:
-                    self._modes[path] = found
+                    modes[path] = found
             dirs[:] = kept
             for name in names:
                 path = f"{base}/{name}" if base else name
                 full = os.path.join(current, name)
                 try:
                     info = os.lstat(full)
-                except OSError:
+                except FileNotFoundError:
                     continue
-                self._modes[path] = _file_mode(info)
+                except OSError as error:
+                    self._cannot_read(path, error)
+                    continue
+                modes[path] = _file_mode(info)
                 if stat.S_ISREG(info.st_mode):
                     self._stats[path] = info
 
+    def _disk_mode(self, full: Path, path: str, nested: bool) -> str | None:
+        """The mode of ``full`` (see :func:`_disk_mode`); errors other than absence raised.
+
+        A folder with a ``.git`` whose files the index tracks is a folder, as
+        for git: it is another repository only for what the index does not track.
+        """
+        mode = _disk_mode(full, nested, strict=True)
+        return "dir" if mode == MODE_GITLINK and path in self._tracked else mode
+
+    def twins(self, prefix: str) -> dict[str, str]:
+        """Entries under folders whose path folds to ``prefix`` (letter case and NFC/NFD)."""
+        if not prefix:
+            return {}
+        parts = prefix.split("/")
+        level = [""]
+        for part in parts:
+            wanted, following = fold(part), []
+            for folder in level:
+                full = self.repo.top / folder if folder else self.repo.top
+                try:
+                    names = os.listdir(full)
+                except OSError:
+                    continue
+                following += [f"{folder}/{n}" if folder else n for n in names if fold(n) == wanted]
+            level = following
+        found: dict[str, str] = {}
+        for path in level:
+            if path != prefix:
+                self._walk(path, found)
+        return found
+
     def _entry_at(self, path: str) -> str | None:
-        mode = _disk_mode(self.repo.top / path, nested=True)
+        try:
+            mode = self._disk_mode(self.repo.top / path, path, nested=True)
+        except OSError:
+            mode = None
         if mode == "dir":
             entry = self.index.get(path)
             return MODE_GITLINK if entry is not None and entry.mode == MODE_GITLINK else None
@@ -230,33 +334,61 @@ class WorkTreeSnapshot(Snapshot):
         if info is None:
             return entry if entry.skip_worktree else None
         racy = entry.mtime_ns >= self._index_mtime  # written in the same tick as the index
-        if entry.size == info.st_size and entry.mtime_ns == info.st_mtime_ns and not racy:
-            return entry
-        return None
+        return entry if not racy and untouched(entry, info) else None
 
     def sha(self, path: str) -> str | None:
-        """The blob id git would store for the file."""
+        """The blob id git would store for the file (None: absent, or not readable)."""
         if path not in self._shas:
             clean = self._clean(path)
-            if clean is not None:
-                self._shas[path] = clean.sha
-            else:
-                data = self.content(path)
-                self._shas[path] = blob_sha(data) if data is not None else None
+            self._shas[path] = clean.sha if clean is not None else self._hash(path)
         return self._shas[path]
 
+    def _hash(self, path: str) -> str | None:
+        data = self._read(path)
+        if data is None:
+            return None
+        attributes = self._attributes_of(path)
+        converted = to_git(data, attributes, self.autocrlf, lambda: self._staged(path))
+        if attributes.get("working-tree-encoding", "unspecified") in _NO_VALUE or attributes.get(
+            "filter", "unspecified"
+        ) not in ("unspecified", "unset"):
+            self._converted[path] = converted
+            return blob_sha(converted)
+        # Git knows encodings by iconv's names and its own: it hashes the file itself.
+        sha = self.repo.hash_work_file(path, data)
+        if sha is None:
+            encoding = attributes["working-tree-encoding"]
+            self.unreadable[path] = f"cannot be converted from its working-tree-encoding {encoding}"
+            return None
+        self._converted[path] = converted if blob_sha(converted) == sha else None
+        return sha
+
+    def _read(self, path: str) -> bytes | None:
+        """The file's bytes (never waiting on it, never more than the ceiling), or None."""
+        full = self.repo.top / path
+        try:
+            return read_regular(full, MAX_COMPARED_BYTES)
+        except NotRead as problem:
+            if not os.path.lexists(full):
+                return None
+            reasons = {
+                "large": f"is larger than {MAX_COMPARED_BYTES} bytes, the most the gate reads",
+                "special": "is no longer a regular file",
+            }
+            unreadable = f"cannot be read ({problem.reason}); make it readable and run again"
+            self.unreadable[path] = reasons.get(problem.kind, unreadable)
+            return None
+
     def content(self, path: str) -> bytes | None:
-        """The file's bytes after git's check-in conversions."""
+        """The file's bytes after git's check-in conversions (None when not known)."""
         if self._modes.get(path) not in (MODE_FILE, MODE_EXECUTABLE):
             return None
         clean = self._clean(path)
-        if clean is not None and path not in self._stats:
-            return super().content(path)  # outside a sparse checkout: as the index has it
-        try:
-            data = (self.repo.top / path).read_bytes()
-        except OSError:
-            return None
-        return to_git(data, self._attributes_of(path), self.autocrlf, lambda: self._staged(path))
+        if clean is not None:
+            return super().content(path)  # what the index has: the same blob
+        if path not in self._converted:
+            self.sha(path)
+        return self._converted.get(path)
 
     def _staged(self, path: str) -> bytes | None:
         entry = self.index.get(path)
@@ -271,6 +403,12 @@ class WorkTreeSnapshot(Snapshot):
             self._autocrlf = "true" if truthy else "input" if value == "input" else "false"
         return self._autocrlf
 
+    def link_sha(self, path: str) -> str | None:
+        """The commit the index records for a gitlink (a checked-out submodule's own
+        ``HEAD`` is not read)."""
+        entry = self.index.get(path)
+        return entry.sha if entry is not None and entry.mode == MODE_GITLINK else None
+
     def _attributes_of(self, path: str) -> dict[str, str]:
         if self._attributes is None:
             dirty = [p for p in self._stats if self._clean(p) is None]
@@ -278,6 +416,30 @@ class WorkTreeSnapshot(Snapshot):
         if path not in self._attributes:
             self._attributes.update(self.repo.attributes([path], _ATTRIBUTES))
         return self._attributes.get(path, {})
+
+
+def untouched(entry: IndexEntry, info: os.stat_result) -> bool:
+    """Whether a file's stat data is what the index recorded, as git's own test compares it.
+
+    Size, modification and change times (to the nanosecond), inode, device,
+    owner and the executable bit. A field git recorded as 0 (a platform
+    without it) is not compared. Anything in doubt is "touched", and the
+    file is hashed: correctness over speed.
+    """
+    executable = MODE_EXECUTABLE if info.st_mode & 0o111 else MODE_FILE
+    recorded = (
+        (entry.ctime_ns, info.st_ctime_ns),
+        (entry.ino, info.st_ino),
+        (entry.dev, info.st_dev),
+        (entry.uid, info.st_uid),
+        (entry.gid, info.st_gid),
+    )
+    return (
+        entry.size == info.st_size
+        and entry.mtime_ns == info.st_mtime_ns
+        and entry.mode == executable
+        and all(mine == theirs for mine, theirs in recorded if mine)
+    )
 
 
 def _file_mode(info: os.stat_result) -> str:
@@ -288,15 +450,17 @@ def _file_mode(info: os.stat_result) -> str:
     return MODE_SPECIAL
 
 
-def _disk_mode(path: Path, nested: bool) -> str | None:
+def _disk_mode(path: Path, nested: bool, strict: bool = False) -> str | None:
     """``"dir"`` for a plain folder, a git mode for anything else, None when absent.
 
     A folder holding a ``.git`` is another repository (mode of a gitlink)
-    when ``nested``.
+    when ``nested``. With ``strict``, an error other than "absent" is raised.
     """
     try:
         info = os.lstat(path)
-    except OSError:
+    except OSError as error:
+        if strict and error.errno not in (errno.ENOENT, errno.ENOTDIR):
+            raise
         return None
     if stat.S_ISDIR(info.st_mode):
         return MODE_GITLINK if nested and os.path.lexists(path / ".git") else "dir"
@@ -327,6 +491,41 @@ def crlf_action(attributes: dict[str, str], autocrlf: str) -> str:
     return "auto" if autocrlf in ("true", "input") else "binary"
 
 
+#: Attribute states that carry no value.
+_NO_VALUE = ("unspecified", "unset", "set")
+#: Git's own names for UTF-16/32 with a byte order mark, which iconv does not know:
+#: (Python codec, the mark). Git writes the mark and strips it on check-in.
+_GIT_BOM_ENCODINGS = {
+    "UTF16LEBOM": ("utf-16-le", codecs.BOM_UTF16_LE),
+    "UTF16BEBOM": ("utf-16-be", codecs.BOM_UTF16_BE),
+    "UTF32LEBOM": ("utf-32-le", codecs.BOM_UTF32_LE),
+    "UTF32BEBOM": ("utf-32-be", codecs.BOM_UTF32_BE),
+}
+#: iconv reads a mark in UTF-16/UTF-32 and, without one, big-endian (Python: the machine's).
+_ICONV_MARKED = {
+    "UTF16": ("utf-16", "utf-16-be", (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)),
+    "UTF32": ("utf-32", "utf-32-be", (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)),
+}
+
+
+def from_working_tree_encoding(data: bytes, encoding: str) -> bytes | None:
+    """``data`` in ``encoding`` (git's or iconv's name) as the UTF-8 git stores; None when
+    Python cannot reproduce the conversion (git is asked instead)."""
+    key = re.sub(r"[^0-9A-Z]", "", encoding.upper())
+    try:
+        if key in _GIT_BOM_ENCODINGS:
+            codec, mark = _GIT_BOM_ENCODINGS[key]
+            text = data.removeprefix(mark).decode(codec)
+        elif key in _ICONV_MARKED:
+            marked, bare, marks = _ICONV_MARKED[key]
+            text = data.decode(marked if data.startswith(marks) else bare)
+        else:
+            text = data.decode(codecs.lookup(encoding).name)
+    except (LookupError, UnicodeError):
+        return None
+    return text.encode("utf-8", errors="surrogatepass")
+
+
 def looks_binary(data: bytes) -> bool:
     """Git's test for binary content: a NUL, a lone CR, or mostly control characters."""
     if b"\0" in data or data.count(b"\r") != data.count(b"\r\n"):
@@ -349,9 +548,9 @@ def to_git(
     ``text=auto`` when the indexed blob already holds a CR.
     """
     encoding = attributes.get("working-tree-encoding", "unspecified")
-    if encoding not in ("unspecified", "unset", "set"):
-        with contextlib.suppress(LookupError, UnicodeError):
-            data = data.decode(codecs.lookup(encoding).name).encode("utf-8")
+    if encoding not in _NO_VALUE:
+        decoded = from_working_tree_encoding(data, encoding)
+        data = decoded if decoded is not None else data
     if b"\r\n" in data:
         action = crlf_action(attributes, autocrlf)
         convert = action == "text"

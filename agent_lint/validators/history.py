@@ -132,13 +132,42 @@ GITLINK = Rule(
     "AL609",
     "gitlink-in-agent-dir",
     "A submodule or nested git repository inside the agent dir",
-    "Reports a gitlink (submodule) or a folder with its own `.git` inside the agent dir. "
-    "Its files are not part of this repository's history: the append-only gate cannot see "
-    "them, and bumping the submodule could rewrite handoffs unseen. Keep agent state in the "
+    "Reports a gitlink (submodule) or a folder with its own `.git` inside the agent dir that "
+    "the change adds or points at another commit. Its files are not part of this "
+    "repository's history: the append-only gate cannot see them, and bumping the submodule "
+    "could rewrite handoffs unseen. A gitlink the merge-base already has, at the same commit, "
+    "is not the change's doing: one notice names such gitlinks. Keep agent state in the "
     "repository itself (or run agent-lint in the nested repository: when the agent dir "
     "itself has a `.git`, the gate uses that repository).",
     "git submodule add ../handoffs .agent/conversations/C-1/handoffs",
     "commit the handoff files themselves",
+)
+
+TWIN = Rule(
+    "AL610",
+    "handoff-twin",
+    "A new name differs from a merged handoff, or a folder holding some, only in case or "
+    "Unicode normalisation",
+    "Reports a path the change adds whose name equals a merged append-only file, or a folder "
+    "on the way to one (the agent dir included), except for letter case or Unicode "
+    "normalisation (NFC/NFD): `h-001.json` beside `H-001.json`, `.Agent/` beside `.agent/`. "
+    "A case-insensitive or normalising file system (macOS, Windows) holds one file for both "
+    "names, and a checkout there shows whichever git writes last: the merged handoff can be "
+    "replaced on those machines while it looks untouched on Linux. Decided, like every AL6xx "
+    "rule, by the merge-base's settings; one finding per twin name.",
+    "adding conversations/C-1/handoffs/h-001.json beside the merged H-001.json",
+    "adding conversations/C-1/handoffs/H-004.json",
+)
+NOT_COMPARED = Rule(
+    "AL611",
+    "handoff-not-compared",
+    "The gate could not compare a merged handoff with the change",
+    "Reports a merged append-only file, or a folder holding some, that the change has but "
+    "the gate cannot read: a file or folder of the work tree without read permission, or a "
+    "file whose `working-tree-encoding` git itself cannot convert. The gate fails closed "
+    "instead of calling such files deleted or unchanged. One finding per unreadable path.",
+    "chmod 000 .agent/conversations/C-1/handoffs",
+    "make the files readable by the user running agent-lint",
 )
 
 RULES = (
@@ -151,4 +180,6 @@ RULES = (
     REPLACED,
     AGENT_DIR_REMOVED,
     GITLINK,
+    TWIN,
+    NOT_COMPARED,
 )

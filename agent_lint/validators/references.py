@@ -390,17 +390,17 @@ class PathChecker:
                 fs = self.fs
                 assert fs is not None
                 full = os.path.join(self.root, normal)
-                if not fs.lexists(full):
+                # Where the path leads is settled before whether it exists: a path that
+                # leaves through a link gets the same answer whether or not its target
+                # outside exists, so the run cannot probe the machine's file system.
+                try:
+                    real = fs.realpath(full)
+                except (OSError, ValueError):
+                    real = ""  # a link on the way cannot be resolved: not followed
+                if real != self.root_real and not real.startswith(self.root_real + os.sep):
+                    found = "symlink"
+                elif not fs.exists(full):
                     found = "missing"
-                else:
-                    try:
-                        real = fs.realpath(full)
-                    except (OSError, ValueError):
-                        real = ""  # a link on the way cannot be resolved: not followed
-                    if real != self.root_real and not real.startswith(self.root_real + os.sep):
-                        found = "symlink"
-                    elif not fs.exists(full):
-                        found = "missing"
         self.cache[path] = found
         return found
 
