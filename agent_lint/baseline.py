@@ -22,6 +22,8 @@ from pathlib import Path
 
 from agent_lint.config import ConfigError
 from agent_lint.diagnostics import Diagnostic
+from agent_lint.fileio import NotRead, read_in_folder
+from agent_lint.jsontext import clip
 
 VERSION = 1
 
@@ -71,16 +73,22 @@ def render(diagnostics: Iterable[Diagnostic]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+#: A baseline is read only up to this size (some 100,000 findings).
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+
+
 def load(path: Path) -> Counter[str]:
     """The fingerprints recorded in a baseline file, with their counts."""
-    try:
-        document = json.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError as exc:
+    if not path.exists() and not path.is_symlink():
         raise ConfigError(
             f"{path}: baseline not found (create it with `agent-lint --write-baseline {path}`)"
-        ) from exc
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"{path}: cannot read the baseline: {exc}") from exc
+        )
+    try:
+        document = json.loads(read_in_folder(path, MAX_BASELINE_BYTES).decode("utf-8"))
+    except NotRead as exc:
+        raise ConfigError(f"{path}: cannot read the baseline: {exc.reason}") from exc
+    except (RecursionError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{path}: cannot read the baseline: {clip(str(exc))}") from exc
     findings = document.get("findings") if isinstance(document, dict) else None
     if (
         not isinstance(document, dict)

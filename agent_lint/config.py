@@ -58,8 +58,16 @@ LIMITS: dict[str, Limit] = {
             1024 * 1024,
             16 * 1024 * 1024,
             "bytes",
-            "size of one YAML document (a YAML record or a note's front matter); YAML is "
-            "parsed in pure Python, far slower than JSON",
+            "size of one YAML document (a YAML record or a note's front matter); YAML costs "
+            "far more to read than JSON (about 2 s for 1 MiB of the densest YAML)",
+        ),
+        Limit(
+            "max-yaml-total-bytes",
+            32 * 1024 * 1024,
+            512 * 1024 * 1024,
+            "bytes",
+            "YAML one run reads in all, so many large YAML files cannot make a run take "
+            "minutes; the documents past it are reported (AL011), not read",
         ),
         Limit(
             "max-depth",
@@ -100,6 +108,7 @@ class Limits:
 
     max_file_bytes: int = LIMITS["max-file-bytes"].default
     max_yaml_bytes: int = LIMITS["max-yaml-bytes"].default
+    max_yaml_total_bytes: int = LIMITS["max-yaml-total-bytes"].default
     max_depth: int = LIMITS["max-depth"].default
     max_yaml_alias_nodes: int = LIMITS["max-yaml-alias-nodes"].default
     max_brace_alternatives: int = LIMITS["max-brace-alternatives"].default

@@ -106,6 +106,7 @@ class Entry:
     relpath: str
     problem: Diagnostic | None = None
     unread: bool = False
+    unlisted: bool = False  # a folder that could not be listed: its contents are unknown
 
 
 def _inside(path: str, root: str) -> bool:
@@ -174,7 +175,12 @@ def walk(target: Target, fs: FileSystem = DISK) -> Iterator[Entry]:
         try:
             entries = sorted(fs.scandir(folder), key=_name)
         except OSError as exc:
-            yield Entry(folder, inside.rstrip("/") or ".", _unreadable(folder_path, "folder", exc))
+            yield Entry(
+                folder,
+                inside.rstrip("/") or ".",
+                _unreadable(folder_path, "folder", exc),
+                unlisted=True,
+            )
             continue
         for problem in storage.collisions(folder_path, (e.name for e in entries)):
             yield Entry(folder, inside.rstrip("/") or ".", problem)

@@ -67,3 +67,19 @@ def read_regular(path: Path | str, max_bytes: int) -> bytes:
     if size > max_bytes:
         raise NotRead("large", f"more than {max_bytes} bytes", size)
     return first if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_in_folder(path: Path | str, max_bytes: int) -> bytes:
+    """Like :func:`read_regular`, refusing a symbolic link that leads out of the file's folder.
+
+    For files named by a setting rather than found in the tree (a baseline, a
+    user schema): the change under review may carry both the setting and the file.
+    """
+    try:
+        real = os.path.realpath(path)
+        leaves = os.path.dirname(real) != os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    except (OSError, ValueError):
+        real, leaves = "", True
+    if leaves:
+        raise NotRead("outside", "a symbolic link out of its folder; not read")
+    return read_regular(real, max_bytes)

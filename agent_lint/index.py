@@ -23,7 +23,7 @@ from agent_lint.handoffs import (
     handoff_number,
     turn_number,
 )
-from agent_lint.kinds import EACH, INDEX_OF, Format, History, Kind, NameRule, Scope
+from agent_lint.kinds import EACH, INDEX_OF, KINDS, Format, History, Kind, NameRule, Scope
 from agent_lint.markdown import Note, scan
 from agent_lint.positions import escape_token
 from agent_lint.schemas import SchemaStore
@@ -168,6 +168,20 @@ def _value_at(data: Any, steps: tuple[str, ...]) -> Any:
     return data
 
 
+def _may_hold(folder: list[str], layout: list[str], scope: str) -> bool:
+    """Whether ``folder`` (path parts) may hold a record kept in folders like ``layout``."""
+    for position, part in enumerate(folder):
+        if position >= len(layout):
+            return False
+        expected = layout[position]
+        if position == 1 and scope and "<" in expected:
+            if part != scope:
+                return False
+        elif "<" not in expected and part != expected:
+            return False
+    return True
+
+
 @dataclass
 class RepoIndex:
     """Facts from every file, for the repo-wide checks.
@@ -207,6 +221,37 @@ class RepoIndex:
     notes_by_folder: set[str] = field(default_factory=set)
     lookups: int = 0
     shared: dict[str, Any] = field(default_factory=dict)  # helpers the repo checks share
+    unlisted: set[str] = field(default_factory=set)  # folders that could not be listed
+
+    def hides(self, path: str) -> bool:
+        """Whether the repository path ``path`` lies in a folder that could not be listed."""
+        return any(path == folder or path.startswith(f"{folder}/") for folder in self.unlisted)
+
+    def partly_unknown(self, folder: str) -> bool:
+        """Whether ``folder``, a folder above it or one inside it could not be listed."""
+        return self.hides(folder) or any(f.startswith(f"{folder}/") for f in self.unlisted)
+
+    def may_hide(self, namespace: str, scope: str = "") -> bool:
+        """Whether a folder that could not be listed may hold records of ``namespace``.
+
+        Compared with where the kinds of that namespace keep their records
+        (their example path): the top folder, the scope folder (a conversation
+        or mission) and any fixed folder below it. Nothing is concluded missing
+        that such a folder may hold.
+        """
+        if not self.unlisted:
+            return False
+        prefix = f"{self.agent_prefix}/" if self.agent_prefix else ""
+        for folder in self.unlisted:
+            inner = folder.removeprefix(prefix) if folder != self.agent_prefix else ""
+            parts = inner.split("/") if inner else []
+            for kind in KINDS:
+                if kind.namespace != namespace:
+                    continue
+                layout = kind.example.split("/")[:-1]
+                if _may_hold(parts, layout, scope):
+                    return True
+        return False
 
     def conversation(self, name: str) -> Conversation:
         """The facts of conversation ``name`` (created on first use)."""

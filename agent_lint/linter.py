@@ -38,7 +38,7 @@ from agent_lint.kinds import (
     is_data_file,
     support_file,
 )
-from agent_lint.loading import parse, split_front_matter
+from agent_lint.loading import YamlBudget, parse, split_front_matter
 from agent_lint.positions import (
     Locations,
     ScanError,
@@ -302,6 +302,7 @@ def _lint_target(
     formats: dict[str, tuple[Format, str, bool]] = {}
     cortex = False
     limits = config.limits
+    budget = YamlBudget(limits)
     for entry in walk(target, fs):
         path = relative(entry.path, str(target.root))
         index.file_names[posixpath.basename(path)].append(path)
@@ -313,6 +314,8 @@ def _lint_target(
             if match is not None:
                 index.add_present(path, match.kind, match.groups, False)
             continue
+        if entry.unlisted:
+            index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
             cortex = cortex or _undecided(entry.relpath, entry.problem)
             found.append(entry.problem)
@@ -338,7 +341,7 @@ def _lint_target(
             if match is not None:
                 index.add_present(path, match.kind, match.groups, False)
             continue
-        loaded = parse(path, fmt, raw, limits)
+        loaded = parse(path, fmt, raw, limits, budget)
         formats[path] = (fmt, entry.path, loaded.ok)
         result.files_checked += 1
         found.extend(loaded.diagnostics)

@@ -5,9 +5,12 @@ Parse failures are data, not exceptions: :func:`parse` returns the parsed value
 stops a run.
 
 Documents are bounded before anything walks them: JSON nesting is measured by
-a linear pre-scan, YAML nesting and aliases while the document is composed
-(:mod:`agent_lint.yamlsafe`). Parsed data follows JSON's model whatever the
-format: mapping keys are strings, integers of any length are kept exactly.
+a linear pre-scan, YAML nesting and aliases while the document's events are
+read (:mod:`agent_lint.yamlsafe`). YAML costs far more to read than JSON, so a
+run reads at most ``max-yaml-total-bytes`` of it (:class:`YamlBudget`); a
+document past that is a finding naming the limit, never a silent skip.
+Parsed data follows JSON's model whatever the format: mapping keys are
+strings, integers of any length are kept exactly.
 """
 
 from __future__ import annotations
@@ -18,16 +21,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from ruamel.yaml.constructor import DuplicateKeyError
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
 from agent_lint.config import Limits, over_limit
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import Format
 from agent_lint.positions import LineIndex, Locations, ScanError, locate_json, locate_yaml
 from agent_lint.validators import files as rules
-from agent_lint.yamlsafe import LimitExceeded, safe_yaml
+from agent_lint.yamlsafe import DuplicateKey, LimitExceeded, YamlProblem, read_yaml
 
 #: Integers with more digits than this are kept as :class:`~decimal.Decimal`:
 #: Python's ``int`` refuses (and would take quadratic time on) longer ones.
@@ -202,22 +202,41 @@ def _duplicate_keys(path: str, locations: Locations, advice: str) -> list[Diagno
     return found
 
 
+class YamlBudget:
+    """The bytes of YAML one run may still read (``max-yaml-total-bytes``)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.total = limits.max_yaml_total_bytes
+        self.spent = 0
+
+    def take(self, size: int) -> bool:
+        """Spend ``size`` bytes if the budget has them; False (nothing spent) if not."""
+        if self.spent + size > self.total:
+            return False
+        self.spent += size
+        return True
+
+
 def _parse_yaml(
-    path: str, text: str, limits: Limits, line_offset: int = 0
+    path: str, text: str, limits: Limits, line_offset: int = 0, budget: YamlBudget | None = None
 ) -> tuple[Any, list[Diagnostic]]:
     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    problem = None
     if size > limits.max_yaml_bytes:
-        return None, [
-            rules.LIMIT_EXCEEDED.at(
-                path,
-                f"YAML document is {size} bytes; not checked: "
-                f"{over_limit('max-yaml-bytes', limits.max_yaml_bytes)}",
-                line=1 + line_offset,
-                column=1,
-            )
-        ]
+        problem = (
+            f"YAML document is {size} bytes; not checked: "
+            f"{over_limit('max-yaml-bytes', limits.max_yaml_bytes)}"
+        )
+    elif budget is not None and not budget.take(size):
+        problem = (
+            f"this run has read {budget.spent} bytes of YAML and this document of {size} bytes "
+            f"would go past its budget; not checked: "
+            f"{over_limit('max-yaml-total-bytes', budget.total)}"
+        )
+    if problem is not None:
+        return None, [rules.LIMIT_EXCEEDED.at(path, problem, line=1 + line_offset, column=1)]
     try:
-        return safe_yaml(limits).load(text), []
+        return read_yaml(text, limits), []
     except LimitExceeded as exc:
         line, column = LineIndex(text).position(exc.index)
         return None, [
@@ -228,20 +247,16 @@ def _parse_yaml(
                 column=column,
             )
         ]
-    except DuplicateKeyError:
+    except DuplicateKey:
         advice = "YAML mappings must have unique keys"
         return None, _duplicate_keys(path, locate_yaml(text, line_offset, limits), advice)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = LineIndex(text).position(mark.index) if mark else (1, 1)
-        line += line_offset
-        problem = exc.problem or exc.context or "syntax error"
+    except YamlProblem as exc:
+        line, column = LineIndex(text).position(exc.index) if exc.index is not None else (1, 1)
         return None, [
-            rules.INVALID_YAML.at(path, f"invalid YAML: {problem}", line=line, column=column)
+            rules.INVALID_YAML.at(
+                path, f"invalid YAML: {clip(exc.problem)}", line=line + line_offset, column=column
+            )
         ]
-    except (YAMLError, RecursionError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return None, [rules.INVALID_YAML.at(path, f"invalid YAML: {first}", line=1, column=1)]
 
 
 def split_front_matter(text: str) -> tuple[str | None, int]:
@@ -255,8 +270,18 @@ def split_front_matter(text: str) -> tuple[str | None, int]:
     return None, 0
 
 
-def parse(path: str, fmt: Format, raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Loaded:
-    """Decode and parse ``raw`` as ``fmt`` within ``limits``; never raises on bad input."""
+def parse(
+    path: str,
+    fmt: Format,
+    raw: bytes,
+    limits: Limits = _DEFAULT_LIMITS,
+    budget: YamlBudget | None = None,
+) -> Loaded:
+    """Decode and parse ``raw`` as ``fmt`` within ``limits``; never raises on bad input.
+
+    YAML (a YAML file, a note's front matter) is read only while ``budget``,
+    shared by the files of one run, has room for it.
+    """
     text, found = decode(path, raw)
     if text is None:
         return Loaded(None, False, found, None)
@@ -264,7 +289,7 @@ def parse(path: str, fmt: Format, raw: bytes, limits: Limits = _DEFAULT_LIMITS) 
         front, offset = split_front_matter(text)
         if front is None:
             return Loaded(None, True, found, text)
-        data, errors = _parse_yaml(path, front, limits, offset)
+        data, errors = _parse_yaml(path, front, limits, offset, budget)
         return Loaded(data, not errors, found + errors, text)
     if not text.strip():
         found.append(
@@ -276,5 +301,5 @@ def parse(path: str, fmt: Format, raw: bytes, limits: Limits = _DEFAULT_LIMITS) 
     if fmt is Format.JSON:
         data, errors = _parse_json(path, text, limits)
     else:
-        data, errors = _parse_yaml(path, text, limits)
+        data, errors = _parse_yaml(path, text, limits, budget=budget)
     return Loaded(data, not errors, found + errors, text)

@@ -20,7 +20,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agent_lint.config import LIMITS, Limits
 from agent_lint.jsontext import quote
-from agent_lint.yamlsafe import safe_yaml
+from agent_lint.yamlsafe import safe_yaml, yaml_spans
 
 
 @dataclass(frozen=True)
@@ -367,25 +367,35 @@ def _scan_towards(
     return raw, raw_keys
 
 
+def _shifted(span: Span, line_offset: int) -> Span:
+    return Span(span.line + line_offset, span.column, span.end_line + line_offset, span.end_column)
+
+
 def locate_yaml(text: str, line_offset: int = 0, limits: Limits | None = None) -> Locations:
     """Return the span of every node of the first YAML document in ``text``.
 
-    The document is composed within ``limits``; a node that aliases repeat
-    is located where it is written, once.
+    The document is read within ``limits``; a node that aliases repeat is
+    located where it is written, once.
     """
     found = Locations()
+    lines = LineIndex(text)
+    spans = yaml_spans(text, limits or Limits())
+    if spans is not None:  # libyaml's events: far faster than composing in Python
+        for table, offsets in ((found.values, spans.values), (found.keys, spans.keys)):
+            for pointer, (start, end) in offsets.items():
+                table[pointer] = _shifted(lines.span(start, end), line_offset)
+        found.duplicates = [
+            (pointer, _shifted(lines.span(*offsets), line_offset))
+            for pointer, offsets in spans.duplicates
+        ]
+        return found
     try:
         root = safe_yaml(limits or Limits()).compose(text)
     except Exception:
         return found
 
-    lines = LineIndex(text)
-
     def span(node: Node) -> Span:
-        found = lines.span(node.start_mark.index, node.end_mark.index)
-        return Span(
-            found.line + line_offset, found.column, found.end_line + line_offset, found.end_column
-        )
+        return _shifted(lines.span(node.start_mark.index, node.end_mark.index), line_offset)
 
     seen: set[int] = set()
     pending: list[tuple[Node, str]] = [(root, "")] if root is not None else []

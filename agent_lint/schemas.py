@@ -24,12 +24,16 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import jsonschema_rs
+
 if TYPE_CHECKING:
     # jsonschema and referencing are imported only when a record needs the detailed
     # engine (an invalid record, a user schema): a clean run never loads them.
     import jsonschema
     import referencing
     from jsonschema.protocols import Validator
+
+from agent_lint.jsontext import clip
 
 # RFC 3339 is ASCII: "\d" would take Arabic-Indic or full-width digits, and "$"
 # a trailing newline, so the pattern spells its digits and ends at "\Z".
@@ -88,46 +92,180 @@ def is_date(value: object) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=1024)
-def ecma_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a JSON Schema ``pattern`` (an ECMA-262 regular expression) for Python.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
-    Two differences from Python's dialect decide whether a record passes: in
-    ECMA-262 ``$`` matches only at the end of the input (Python's also before
-    a final newline), and ``\\d``, ``\\w`` and ``\\b`` are ASCII. Outside
-    character classes ``$`` becomes ``\\Z``, and the pattern is compiled with
-    ``re.ASCII``, so both engines agree. A pattern the translation breaks is
-    compiled as written.
-    """
-    out, position, in_class = [], 0, False
-    while position < len(pattern):
-        char = pattern[position]
-        if char == "\\":
-            out.append(pattern[position : position + 2])
-            position += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "$":
-            char = "\\Z"
-        out.append(char)
-        position += 1
+
+class UnsupportedPattern(ValueError):
+    """A ``pattern`` the linear-time engine cannot evaluate (lookaround, a backreference)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern_validator(pattern: str) -> Any:
     try:
-        return re.compile("".join(out), re.ASCII)
-    except re.error:
-        return re.compile(pattern)
+        return jsonschema_rs.validator_for(
+            {"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions()
+        )
+    except (ValueError, jsonschema_rs.ValidationError) as exc:
+        raise UnsupportedPattern(pattern) from exc
+
+
+def check_pattern(pattern: str) -> None:
+    """Raise :class:`UnsupportedPattern` unless :func:`pattern_search` can evaluate ``pattern``."""
+    _pattern_validator(pattern)
+
+
+def pattern_search(pattern: str, text: str) -> bool:
+    """Whether the JSON Schema ``pattern`` (ECMA-262) matches somewhere in ``text``.
+
+    Evaluated by jsonschema-rs's linear-time engine (Rust's ``regex`` crate), so
+    no pattern and no input can make a run backtrack for minutes, with
+    ECMA-262's meaning of ``$`` (end of input only), ``\\d``, ``\\w``, ``\\b``
+    (ASCII) and ``\\s``. The fast path uses the same engine, so both agree.
+    Lookaround and backreferences, which need backtracking, are refused
+    (:class:`UnsupportedPattern`) when a schema is loaded.
+    """
+    validator = _pattern_validator(pattern)
+    try:
+        return bool(validator.is_valid(text))
+    except UnicodeEncodeError:  # a lone surrogate, which JSON allows and Rust strings do not
+        return bool(validator.is_valid(_LONE_SURROGATE.sub("\ufffd", text)))
 
 
 def _pattern_keyword(
     validator: Validator, pattern: str, instance: Any, schema: dict[str, Any]
 ) -> Iterator[jsonschema.ValidationError]:
-    """The ``pattern`` keyword with ECMA-262 semantics (see :func:`ecma_regex`)."""
+    """The ``pattern`` keyword, evaluated in linear time (see :func:`pattern_search`)."""
     import jsonschema
 
-    if validator.is_type(instance, "string") and not ecma_regex(pattern).search(instance):
+    if validator.is_type(instance, "string") and not pattern_search(pattern, instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties_keyword(
+    validator: Any, patterns: dict[str, Any], instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """``patternProperties``, its patterns evaluated in linear time."""
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if pattern_search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def additional_keys(instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """Keys of ``instance`` that neither ``properties`` nor ``patternProperties`` take."""
+    named = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [
+        key
+        for key in instance
+        if key not in named and not any(pattern_search(p, key) for p in patterns)
+    ]
+
+
+def _additional_properties_keyword(
+    validator: Any, allowed: Any, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """``additionalProperties``, the keys ``patternProperties`` take found in linear time."""
+    import jsonschema
+
+    if not validator.is_type(instance, "object"):
+        return
+    extras = additional_keys(instance, schema)
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif allowed is False and extras:
+        listed = ", ".join(repr(key) for key in sorted(extras))
+        yield jsonschema.ValidationError(f"Additional properties are not allowed ({listed})")
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable form of a JSON value; equal JSON values (``1`` and ``1.0``) share it."""
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _canonical(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_canonical(item) for item in value))
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, int | float | Decimal):
+        return ("number", value)
+    return (type(value).__name__, value)
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """The repeated items of an array: the first item seen again, how often, and all repeats."""
+
+    first: Any
+    first_count: int
+    total: int
+
+
+def repeats(items: list[Any]) -> Repeats | None:
+    """The items of ``items`` equal to an earlier one (JSON equality, linear time), or None."""
+    counts: dict[Any, int] = {}
+    first: Any = None
+    first_key: Any = None
+    total = 0
+    for item in items:
+        key = _canonical(item)
+        seen = counts.get(key, 0)
+        counts[key] = seen + 1
+        if seen:
+            total += 1
+            if first_key is None:
+                first, first_key = item, key
+    if first_key is None:
+        return None
+    return Repeats(first, counts[first_key], total)
+
+
+def _unique_items_keyword(
+    validator: Validator, unique: Any, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """``uniqueItems`` in linear time: items are compared by a canonical, hashable form."""
+    import jsonschema
+
+    if unique and validator.is_type(instance, "array") and repeats(instance) is not None:
+        yield jsonschema.ValidationError(f"{clip(repr(instance))} has non-unique elements")
+
+
+_NOT_SCHEMAS = frozenset({"enum", "const", "examples", "default"})
+
+
+def _patterns(node: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """Each regular expression of a schema (``pattern``, ``patternProperties``) and its pointer."""
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _patterns(item, f"{pointer}/{index}")
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        where = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+        if key == "pattern" and isinstance(value, str):
+            yield value, where
+        elif key == "patternProperties" and isinstance(value, dict):
+            for pattern in value:
+                escaped = pattern.replace("~", "~0").replace("/", "~1")
+                yield pattern, f"{where}/{escaped}"
+        if key not in _NOT_SCHEMAS:
+            yield from _patterns(value, where)
+
+
+def check_patterns(path: Path, schema: dict[str, Any]) -> None:
+    """Raise :class:`SchemaConfigError` for a pattern of ``schema`` the linear engine refuses."""
+    for pattern, pointer in _patterns(schema):
+        try:
+            check_pattern(pattern)
+        except UnsupportedPattern:
+            raise SchemaConfigError(
+                f"schema {path}: the pattern at {pointer or '/'} ({clip(repr(pattern))}) needs "
+                "lookaround or a backreference; agent-lint evaluates patterns in linear time "
+                "and supports neither (write it without them)"
+            ) from None
 
 
 def _is_integer(checker: Any, instance: Any) -> bool:
@@ -141,12 +279,19 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _faithful(cls: type[Validator]) -> type[Validator]:
-    """``cls`` with ECMA-262 patterns and integers of any length."""
+    """``cls`` with linear-time ECMA-262 patterns and integers of any length."""
     import jsonschema.validators
 
     checker = cls.TYPE_CHECKER.redefine("integer", _is_integer)
     extended: type[Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        cls, validators={"pattern": _pattern_keyword}, type_checker=checker
+        cls,
+        validators={
+            "pattern": _pattern_keyword,
+            "patternProperties": _pattern_properties_keyword,
+            "additionalProperties": _additional_properties_keyword,
+            "uniqueItems": _unique_items_keyword,
+        },
+        type_checker=checker,
     )
     return extended
 
@@ -281,14 +426,11 @@ class FastPathValidator:
 def _fast_validator(schema: dict[str, Any]) -> Any:
     """A jsonschema-rs validator with agent-lint's format checks, or None if unavailable."""
     try:
-        import jsonschema_rs
-    except ImportError:
-        return None
-    try:
         return jsonschema_rs.validator_for(
             schema,
             formats={"date-time": is_date_time, "date": is_date},
             validate_formats=True,
+            pattern_options=jsonschema_rs.RegexOptions(),
         )
     except Exception:  # a schema the fast engine does not support
         return None
@@ -416,6 +558,7 @@ class SchemaStore:
                 raise SchemaConfigError(
                     f"schema {path} is not a valid JSON Schema: {exc.message}"
                 ) from exc
+            check_patterns(path, schema)
         return JsonschemaValidator(
             cls(schema, registry=self._resources(), format_checker=format_checker())
         )

@@ -32,7 +32,9 @@ ID_NAME_MISMATCH = Rule(
     "a turn file `0004.yaml` whose `turn` is 3. Agents look records up by file name, so a "
     "drifted id points them at the wrong record. Decisions, waitpoints, inbox messages, "
     "memory, runs and sessions may add a `-slug` to the id in the file name "
-    '(`file-name-rule = "prefix"`, the default) or must match it exactly (`"exact"`).',
+    '(`file-name-rule = "prefix"`, the default) or must match it exactly (`"exact"`). A '
+    "handoff named by its time as the runtime writes it (`20260804-200000-<focus>.json`) "
+    'carries any id; with `strict = true` its id must be "H-" + the file name.',
     'decisions/D-2.json containing {"decision_id": "D-1"}',
     'decisions/D-1.json (or decisions/D-1-choose-db.json) containing {"decision_id": "D-1"}',
 )
@@ -137,7 +139,9 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
     file_name = PurePosixPath(ctx.path).name
     suffix = PurePosixPath(ctx.path).suffix
     if kind.name_rule is NameRule.TIMED and not stem.startswith("H-"):
-        if value == f"H-{stem}":
+        # The runtime names a handoff by its time and never ties the id to that name;
+        # only strict mode asks for "H-" + the file name.
+        if value == f"H-{stem}" or not ctx.config.strict:
             return None
         return (
             f"{field} {quote(value)} does not match its file name {file_name} "

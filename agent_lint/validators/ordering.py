@@ -423,6 +423,8 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
     """Handoff and turn ordering, chain continuity, meta.json mirrors, resume marker."""
     for name in sorted(index.conversations):
         conversation = index.conversations[name]
+        if index.partly_unknown(conversation.folder):
+            continue  # files that could not be listed: nothing is known about the order
         turn = conversation.latest_turn()
         yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(

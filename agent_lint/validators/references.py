@@ -115,7 +115,9 @@ class Resolver:
         """True when ``value`` is an id, or a record file's name, in that namespace and scope."""
         self.index.lookups += 1
         key = (namespace, scope)
-        return value in self.ids.get(key, ()) or value in self.named.get(key, ())
+        if value in self.ids.get(key, ()) or value in self.named.get(key, ()):
+            return True
+        return self.index.may_hide(namespace, scope)  # a folder not listed may hold it
 
     def keeps_records(self, namespace: str) -> bool:
         """Whether the repository keeps records of the namespace at all.
@@ -401,6 +403,8 @@ class PathChecker:
                     found = "symlink"
                 elif not fs.exists(full):
                     found = "missing"
+                if found == "missing" and self.index.hides(normal):
+                    found = None  # in a folder that could not be listed: unknown, not missing
         self.cache[path] = found
         return found
 
@@ -439,16 +443,32 @@ def path_diagnostic(
     )
 
 
-def elsewhere(index: RepoIndex, path: str) -> str | None:
+def _shared_folders(a: str, b: str) -> int:
+    """How many leading folders the paths ``a`` and ``b`` have in common."""
+    shared = 0
+    for left, right in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if left != right:
+            break
+        shared += 1
+    return shared
+
+
+def elsewhere(index: RepoIndex, path: str, referrer: str = "") -> str | None:
     """An existing file the missing ``path`` probably meant.
 
     A file of the same name in another folder of the agent dir, or a close
     name in the same folder: the path is wrong, the record is not absent.
+    Of several files of that name, the nearest wins: the one sharing most
+    folders with ``path``, then with the ``referrer`` (the record that holds
+    the path), so a conversation's own file beats another conversation's.
     """
     name = posixpath.basename(path)
-    same = sorted(p for p in index.file_names.get(name, ()) if p != path)
+    same = [p for p in index.file_names.get(name, ()) if p != path]
     if same:
-        return same[0]
+        return min(
+            same,
+            key=lambda p: (-_shared_folders(p, path), -_shared_folders(p, referrer), p),
+        )
     if "folders" not in index.shared:
         folders: dict[str, list[str]] = defaultdict(list)
         for candidates in index.file_names.values():
@@ -556,7 +576,7 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             if problem != "missing":
                 yield path_diagnostic(problem, ref.path, shown, pointer=ref.pointer)
                 break
-            meant = elsewhere(index, posixpath.normpath(candidate))
+            meant = elsewhere(index, posixpath.normpath(candidate), ref.path)
             hint = f'; did you mean "{meant}"?' if meant else ""
             finding = path_diagnostic(problem, ref.path, shown, pointer=ref.pointer, hint=hint)
             if ref.append_only:

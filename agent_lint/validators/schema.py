@@ -19,7 +19,7 @@ from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext
 from agent_lint.jsontext import clip, quote
 from agent_lint.positions import pointer_of
-from agent_lint.schemas import SchemaIssue
+from agent_lint.schemas import SchemaIssue, additional_keys, repeats
 
 MISSING_FIELD = Rule(
     "AL101",
@@ -100,6 +100,19 @@ SCHEMA_VIOLATION = Rule(
     "a value that satisfies it",
 )
 
+FOREIGN_SHAPE = Rule(
+    "AL109",
+    "foreign-shape",
+    "A file at a kind's path holds another shape of record",
+    "Reports, as one finding, a file stored where a kind's records live whose content is "
+    "clearly something else: most of the kind's required fields are missing and most of its "
+    "fields are unknown to the kind (for example a tool's own `state.json` in an artifact "
+    "folder). Its field-by-field findings would all say the same thing; the fix is to move "
+    "the file, exclude its path, or write the record the path promises.",
+    'artifacts/A-1/state.json containing {"progress": 3, "owner": "ci"}',
+    'artifacts/A-1/state.json containing {"artifact_id": "A-1", "status": "ready", …}',
+)
+
 RULES = (
     MISSING_FIELD,
     UNKNOWN_FIELD,
@@ -109,6 +122,7 @@ RULES = (
     INVALID_DATE_TIME,
     OUT_OF_RANGE,
     SCHEMA_VIOLATION,
+    FOREIGN_SHAPE,
 )
 
 _TYPE_NAMES = {
@@ -157,10 +171,7 @@ def _when(issue: SchemaIssue) -> str:
 
 def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
     allowed = list(issue.schema.get("properties", {}))
-    patterns = issue.schema.get("patternProperties", {})
-    for key in issue.instance:
-        if key in allowed or any(re.search(p, key) for p in patterns):
-            continue
+    for key in additional_keys(issue.instance, issue.schema):
         close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         if close:
@@ -208,8 +219,14 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
     if keyword == "maxItems":
         return OUT_OF_RANGE, f"{name} must have at most {expected} items, got {len(value)}"
     if keyword == "uniqueItems":
-        repeated = next((v for i, v in enumerate(value) if v in value[:i]), None)
-        return OUT_OF_RANGE, f"{name} must not repeat items; {show(repeated)} appears twice"
+        found = repeats(value) if isinstance(value, list) else None
+        if found is None:
+            return OUT_OF_RANGE, f"{name} must not repeat items"
+        times = "twice" if found.first_count == 2 else f"{found.first_count} times"
+        message = f"{name} must not repeat items; {show(found.first)} appears {times}"
+        if found.total > found.first_count - 1:
+            message += f" ({found.total} repeated items in all)"
+        return OUT_OF_RANGE, message
     if keyword in ("minimum", "exclusiveMinimum"):
         bound = "at least" if keyword == "minimum" else "greater than"
         return OUT_OF_RANGE, f"{name} must be {bound} {expected}, got {show(value)}"
@@ -251,7 +268,8 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
         if key in seen:
             continue
         seen.add(key)
-        template = _POSITION.sub("[]", diagnostic.message)
+        # The same fact about many items: their values differ, the fact does not.
+        template = _POSITION.sub("[]", diagnostic.message.split(", got ", 1)[0])
         where = _POINTER_POSITION.sub("/*", diagnostic.pointer)
         groups[(diagnostic.code, where, template)].append(diagnostic)
     for (_, _, template), items in groups.items():
@@ -267,13 +285,46 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
+def _foreign_shape(ctx: FileContext, issues: list[SchemaIssue]) -> Diagnostic | None:
+    """One AL109 finding when the record is clearly not of its kind, else None.
+
+    Clearly: the kind requires at least three top-level fields, more than half of
+    them are missing, and more than half of the record's own fields are unknown
+    to the kind. A record with a few typos or a missing field or two stays below
+    this and gets its field-by-field findings.
+    """
+    data = ctx.data
+    root = next((i for i in issues if i.keyword == "required" and not i.path), None)
+    if root is None or not isinstance(data, dict) or not data:
+        return None
+    required = [name for name in root.expected if isinstance(name, str)]
+    missing = [name for name in required if name not in data]
+    unknown = additional_keys(data, root.schema)
+    if len(required) < 3 or 2 * len(missing) <= len(required) or 2 * len(unknown) <= len(data):
+        return None
+    title = ctx.kind.title
+    a = "an" if title[:1] in "aeiou" else "a"
+    return FOREIGN_SHAPE.at(
+        ctx.path,
+        f"does not look like {a} {title}: {len(missing)} of its {len(required)} required fields "
+        f"are missing and {len(unknown)} of the file's {len(data)} fields are unknown to it "
+        f"({clip(', '.join(unknown[:5]))}{', …' if len(unknown) > 5 else ''}); expected {a} "
+        f"{title} with {clip(', '.join(required))} (move or exclude the file if it is not one)",
+    )
+
+
 def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
     if ctx.kind.schema is None:
         return
     validator = ctx.schemas.validator(ctx.kind.schema)
     if validator is None:
         return
-    for issue in validator.issues(ctx.data):
+    issues = list(validator.issues(ctx.data))
+    foreign = _foreign_shape(ctx, issues)
+    if foreign is not None:
+        yield foreign
+        return
+    for issue in issues:
         if _owned_by_identity(ctx, issue):
             continue
         if issue.keyword == "required":
