@@ -686,13 +686,27 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
     return results
 
 
+def _without_note(argv: list[str]) -> list[str]:
+    """The command line without ``--note``: the note describes a run, not how to reproduce it."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--note":
+            skip = True
+        elif not arg.startswith("--note="):
+            kept.append(arg)
+    return kept
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark, write the report, print the targets."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.repeat_large < 1:
         parser.error("--repeat and --repeat-large must be at least 1")
-    given = list(sys.argv[1:] if argv is None else argv)
+    given = _without_note(list(sys.argv[1:] if argv is None else argv))
     results = benchmark(args, shlex.join(["python", "-m", "benchmarks.run", *given]))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(report.render(results), encoding="utf-8")

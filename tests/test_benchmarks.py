@@ -158,6 +158,11 @@ def test_cache_flag_is_detected_from_help(tmp_path: Path) -> None:
     assert harness.find_tools(without).no_cache == ()
 
 
+def test_the_note_is_no_part_of_the_command_to_reproduce() -> None:
+    argv = ["--sizes", "100", "--note", "shared machine", "--repeat", "1", "--note=again"]
+    assert harness._without_note(argv) == ["--sizes", "100", "--repeat", "1"]
+
+
 def test_harness_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--repeat", "0"], ["--sizes", "ten"], ["--sizes", "0"]):
         with pytest.raises(SystemExit) as exit_info:
