@@ -168,5 +168,5 @@ def test_a_configuration_linked_into_the_git_folder_is_not_read(tmp_path, name):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text('[tool.agent-lint]\nagent-dir = ".agent"\n')
     os.symlink(".git/config", tmp_path / name)
-    with pytest.raises(ConfigError, match="into a .git folder"):
+    with pytest.raises(ConfigError, match=r"into a \.git folder"):
         find_config_file(tmp_path)
