@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.diagnostics import Diagnostic
-from agent_lint.fileio import NotRead, check_regular
+from agent_lint.fileio import NotRead, check_regular, in_git_dir
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
 from agent_lint.kinds import KIND_FOLDERS
 from agent_lint.validators import files as rules
@@ -326,6 +326,12 @@ def _link_problem(
     if not _inside(resolved, root_real):
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link leads outside the repository; not followed"
+        )
+    if in_git_dir(resolved, root_real):
+        return rules.SYMLINK_ESCAPE.at(
+            repo_path,
+            "symbolic link leads into a .git folder, which holds git's configuration and "
+            "credentials, not repository content; not followed",
         )
     if not fs.exists(resolved):
         return rules.SYMLINK_ESCAPE.at(

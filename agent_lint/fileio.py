@@ -83,3 +83,14 @@ def read_in_folder(path: Path | str, max_bytes: int) -> bytes:
     if leaves:
         raise NotRead("outside", "a symbolic link out of its folder; not read")
     return read_regular(real, max_bytes)
+
+
+def in_git_dir(path: str, root: str) -> bool:
+    """Whether ``path`` (resolved, inside ``root``) lies in a ``.git`` folder of the repository.
+
+    Git's own folders hold its configuration and, on CI runners, credentials; they
+    are not repository content, so no link into one is followed. Compared without
+    case: macOS and Windows file systems take ``.GIT`` for ``.git``.
+    """
+    parts = os.path.relpath(path, root).split(os.sep)
+    return any(part.lower() == ".git" for part in parts)

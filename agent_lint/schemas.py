@@ -232,6 +232,101 @@ def _unique_items_keyword(
         yield jsonschema.ValidationError(f"{clip(repr(instance))} has non-unique elements")
 
 
+def _valid(errors: Iterator[jsonschema.ValidationError]) -> bool:
+    """Whether an iterator of validation errors yields none."""
+    return next(errors, None) is None
+
+
+def evaluated_keys(validator: Any, instance: dict[str, Any], schema: Any, legacy: bool) -> set[str]:
+    """The keys of ``instance`` that ``schema`` evaluates, as ``unevaluatedProperties`` sees them.
+
+    Follows the annotation rules of JSON Schema 2020-12 (``legacy``: 2019-09, whose
+    ``properties``/``additionalProperties`` count keys by name), through ``$ref``,
+    ``$dynamicRef``/``$recursiveRef``, ``dependentSchemas``, the applicators that
+    succeed and ``if``/``then``/``else``. ``patternProperties`` is matched by
+    :func:`pattern_search`, the linear-time engine: jsonschema's own walk uses
+    Python's backtracking ``re``, which a nested quantifier in a user schema can
+    keep busy for hours.
+    """
+    if not isinstance(schema, dict):
+        return set()
+    keys: set[str] = set()
+    references = [schema.get("$ref")]
+    references.append(None if legacy else schema.get("$dynamicRef"))
+    for reference in references:
+        if reference is not None:
+            resolved = validator._resolver.lookup(reference)
+            scoped = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            keys |= evaluated_keys(scoped, instance, resolved.contents, legacy)
+    if legacy and "$recursiveRef" in schema:
+        import referencing.jsonschema
+
+        resolved = referencing.jsonschema.lookup_recursive_ref(validator._resolver)
+        scoped = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+        keys |= evaluated_keys(scoped, instance, resolved.contents, legacy)
+    for keyword in ("properties", "additionalProperties", "unevaluatedProperties"):
+        if keyword not in schema:
+            continue
+        value = schema[keyword]
+        if legacy and value is True:
+            keys |= set(instance)
+        elif isinstance(value, dict) and (legacy or keyword == "properties"):
+            keys |= set(value) & set(instance)
+        elif keyword != "properties":
+            keys |= {k for k, v in instance.items() if _valid(validator.descend(v, value))}
+    for pattern in schema.get("patternProperties", {}):
+        keys |= {key for key in instance if pattern_search(pattern, key)}
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            keys |= evaluated_keys(validator, instance, subschema, legacy)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if _valid(validator.descend(instance, subschema)):
+                keys |= evaluated_keys(validator, instance, subschema, legacy)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys |= evaluated_keys(validator, instance, schema["if"], legacy)
+            keys |= evaluated_keys(validator, instance, schema.get("then", {}), legacy)
+        else:
+            keys |= evaluated_keys(validator, instance, schema.get("else", {}), legacy)
+    return keys
+
+
+def _unevaluated_properties(legacy: bool) -> Any:
+    """The ``unevaluatedProperties`` keyword over :func:`evaluated_keys` (linear patterns)."""
+
+    def keyword(
+        validator: Any, allowed: Any, instance: Any, schema: dict[str, Any]
+    ) -> Iterator[jsonschema.ValidationError]:
+        import jsonschema
+
+        if not validator.is_type(instance, "object"):
+            return
+        evaluated = evaluated_keys(validator, instance, schema, legacy)
+        invalid = [
+            key
+            for key in instance
+            if key not in evaluated
+            and not _valid(validator.descend(instance[key], allowed, path=key, schema_path=key))
+        ]
+        if not invalid:
+            return
+        verb = "was" if len(invalid) == 1 else "were"
+        if allowed is False:
+            listed = ", ".join(repr(key) for key in sorted(invalid, key=str))
+            yield jsonschema.ValidationError(
+                f"Unevaluated properties are not allowed ({listed} {verb} unexpected)"
+            )
+        else:
+            listed = ", ".join(repr(key) for key in invalid)
+            yield jsonschema.ValidationError(
+                "Unevaluated properties are not valid under the given schema "
+                f"({listed} {verb} unevaluated and invalid)"
+            )
+
+    return keyword
+
+
 _NOT_SCHEMAS = frozenset({"enum", "const", "examples", "default"})
 
 
@@ -279,19 +374,28 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _faithful(cls: type[Validator]) -> type[Validator]:
-    """``cls`` with linear-time ECMA-262 patterns and integers of any length."""
+    """``cls`` with linear-time ECMA-262 patterns and integers of any length.
+
+    Every keyword that matches a pattern is replaced: ``pattern``,
+    ``patternProperties``, ``additionalProperties`` and ``unevaluatedProperties``
+    (the last two decide which keys the patterns take). ``unevaluatedItems``
+    matches no pattern itself; the subschemas it applies run these keywords.
+    """
     import jsonschema.validators
 
     checker = cls.TYPE_CHECKER.redefine("integer", _is_integer)
+    keywords = {
+        "pattern": _pattern_keyword,
+        "patternProperties": _pattern_properties_keyword,
+        "additionalProperties": _additional_properties_keyword,
+        "uniqueItems": _unique_items_keyword,
+    }
+    if "unevaluatedProperties" in cls.VALIDATORS:  # 2019-09 has $recursiveRef, 2020-12 not
+        keywords["unevaluatedProperties"] = _unevaluated_properties(
+            "$recursiveRef" in cls.VALIDATORS
+        )
     extended: type[Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        cls,
-        validators={
-            "pattern": _pattern_keyword,
-            "patternProperties": _pattern_properties_keyword,
-            "additionalProperties": _additional_properties_keyword,
-            "uniqueItems": _unique_items_keyword,
-        },
-        type_checker=checker,
+        cls, validators=keywords, type_checker=checker
     )
     return extended
 
