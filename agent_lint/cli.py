@@ -7,32 +7,31 @@ error or crash (one line; a traceback only with ``--debug``).
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from agent_lint import __version__, baseline, checksum, fixer
-from agent_lint.config import ConfigError, validate_code, validate_profile
-from agent_lint.diagnostics import Fix, Rule
-from agent_lint.escaping.workflow import inert
-from agent_lint.fixer import Edit
-from agent_lint.linter import LintResult, fix_allowed, lint_paths
-from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary, text
-from agent_lint.rules import all_rules, rules_by_code
-from agent_lint.schemas import SchemaConfigError
+from agent_lint import __version__
+
+if TYPE_CHECKING:
+    from agent_lint.diagnostics import Rule
+    from agent_lint.fixer import Edit
+    from agent_lint.linter import LintResult
+
+# The engine is imported by the commands that use it, so ``--version`` and ``--help``
+# start in the time of Python and argparse.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+#: The ``--output-format`` names: the keys of :data:`agent_lint.reporters.REPORTERS`.
+OUTPUT_FORMATS = ("github", "json", "sarif", "text")
 
 
 def say(kind: str, message: str) -> None:
     """One line on stderr (``agent-lint: error: …``), escaped: it may quote the repository."""
+    from agent_lint.escaping.workflow import inert
+
     sys.stderr.write(inert(f"agent-lint: {kind}: {message}") + "\n")
 
 
@@ -45,6 +44,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _codes(value: str) -> list[str]:
+    from agent_lint.config import ConfigError, validate_code
+
     try:
         return [validate_code(c, "command line") for c in value.split(",") if c.strip()]
     except ConfigError as exc:
@@ -66,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--output-format",
-        choices=sorted(REPORTERS),
+        choices=OUTPUT_FORMATS,
         help="output format (default: text; github when GITHUB_ACTIONS=true)",
     )
     parser.add_argument("--output-file", type=Path, help="write the report to this file")
@@ -189,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def explain(rule: Rule) -> str:
     """The ``--explain`` page of a rule."""
+    from agent_lint.diagnostics import Fix
+
     fix = {
         Fix.SAFE: "Yes: `agent-lint --fix` repairs it.",
         Fix.UNSAFE: "With `agent-lint --fix --unsafe-fixes`, which rewrites a file an agent wrote.",
@@ -206,6 +209,8 @@ def explain(rule: Rule) -> str:
 
 def list_rules() -> str:
     """One line per rule: code, name, severity, summary."""
+    from agent_lint.rules import all_rules
+
     width = max(len(rule.name) for rule in all_rules())
     return "".join(
         f"{rule.code}  {rule.name:<{width}}  {rule.severity.value:<7}  {rule.summary}\n"
@@ -256,6 +261,8 @@ def _write(text: str, target: Path | None) -> None:
     Records may hold text that is not valid Unicode (lone surrogates); it is
     written with backslash escapes instead of failing the run.
     """
+    import tempfile
+
     data = text.encode("utf-8", errors="backslashreplace")
     if target is None:
         stream = getattr(sys.stdout, "buffer", None)
@@ -281,6 +288,11 @@ def _write(text: str, target: Path | None) -> None:
 
 def print_checksum(path: Path) -> str:
     """The checksum line for a conversation handoff file (``--print-checksum``)."""
+    import json
+
+    from agent_lint import checksum
+    from agent_lint.config import ConfigError
+
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -296,6 +308,13 @@ def print_checksum(path: Path) -> str:
         return checksum.compute(data) + "\n"
     except checksum.ChecksumError as exc:
         raise ConfigError(f"{path}: checksum v1 cannot be computed: {exc}") from exc
+
+
+def lint_paths(*args: Any, **options: Any) -> LintResult:
+    """:func:`agent_lint.linter.lint_paths`, imported when a command lints."""
+    from agent_lint import linter
+
+    return linter.lint_paths(*args, **options)
 
 
 def _lint(args: argparse.Namespace) -> LintResult:
@@ -315,6 +334,9 @@ def _lint(args: argparse.Namespace) -> LintResult:
 
 
 def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit], list[str]]:
+    from agent_lint import fixer
+    from agent_lint.linter import fix_allowed
+
     edits = [
         edit
         for index in result.indexes
@@ -331,6 +353,11 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
 
 def find_rule(name: str) -> Rule:
     """The rule with code or name ``name``; a usage error with a did-you-mean otherwise."""
+    import difflib
+
+    from agent_lint.config import ConfigError
+    from agent_lint.rules import all_rules
+
     for rule in all_rules():
         if name.upper() == rule.code or name.lower() == rule.name:
             return rule
@@ -344,6 +371,8 @@ def find_rule(name: str) -> Rule:
 
 def _usage(args: argparse.Namespace) -> None:
     """Options that only make sense together with another one."""
+    from agent_lint.config import ConfigError, validate_profile
+
     if args.exit_non_zero_on_fix and not args.fix:
         raise ConfigError("--exit-non-zero-on-fix needs --fix")
     if args.statistics and args.output_format not in (None, "text", "json"):
@@ -355,6 +384,10 @@ def _usage(args: argparse.Namespace) -> None:
 
 
 def _statistics_json(result: LintResult) -> str:
+    import json
+
+    from agent_lint.rules import rules_by_code
+
     counts: dict[str, int] = {}
     for d in result.diagnostics:
         counts[d.code] = counts.get(d.code, 0) + 1
@@ -372,6 +405,8 @@ def _statistics_json(result: LintResult) -> str:
 
 
 def _show_files(result: LintResult) -> str:
+    from agent_lint.escaping.workflow import inert
+
     width = max((len(path) for path, _ in result.files), default=0)
     lines = [inert(f"{path:<{width}}  {how}") for path, how in sorted(result.files)]
     lines.extend(inert(notice) for notice in result.notices)
@@ -380,6 +415,11 @@ def _show_files(result: LintResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Execute the parsed command line; raises on usage errors."""
+    from dataclasses import replace
+
+    from agent_lint import baseline
+    from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary, text
+
     if args.print_checksum is not None:
         _write(print_checksum(args.print_checksum), None)
         return EXIT_CLEAN
@@ -458,6 +498,8 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     say("error", message)
     if args.list_rules or args.list_profiles or args.explain or args.print_checksum is not None:
         return EXIT_ERROR
+    from agent_lint.reporters import sarif, summary
+
     try:
         if _format(args) == "sarif":
             _write(sarif.render_failure(message), args.output_file)
@@ -473,6 +515,9 @@ def _fail(args: argparse.Namespace, message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agent-lint`` command."""
     args = build_parser().parse_args(argv)
+    from agent_lint.config import ConfigError
+    from agent_lint.schemas import SchemaConfigError
+
     try:
         return run(args)
     except (ConfigError, SchemaConfigError) as exc:
@@ -482,6 +527,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except Exception as exc:
         if args.debug:
+            import traceback
+
             traceback.print_exc()
         return _fail(
             args,

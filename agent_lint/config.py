@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.diagnostics import Severity
+from agent_lint.fileio import in_git_dir
 from agent_lint.jsontext import clip
 
 if sys.version_info >= (3, 11):
@@ -582,6 +583,8 @@ def _readable_in(root: Path, path: Path) -> bool:
         real, real_root = "", "/"  # a link on the way cannot be resolved: treated as leaving
     if not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise ConfigError(f"{path}: a symbolic link that leads outside the repository; not read")
+    if in_git_dir(real, real_root):
+        raise ConfigError(f"{path}: a symbolic link into a .git folder; not read")
     return True
 
 

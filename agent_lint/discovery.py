@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.diagnostics import Diagnostic
-from agent_lint.fileio import NotRead, check_regular
+from agent_lint.fileio import NotRead, check_regular, in_git_dir
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
 from agent_lint.profile import Profile
 from agent_lint.profiles import builtin, get, names
@@ -213,13 +213,15 @@ def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:
 class Entry:
     """A file to read (``problem`` is None) or a finding met on the walk.
 
-    ``unread`` marks a file that exists but is not read: with a finding (a
-    special file, an escaping link, a file too large or unreadable), or
-    without one for a file under a linked folder (the link is the finding).
-    Such a file is present for the checks that ask whether it exists.
+    ``path`` is the entry's absolute path, ``relpath`` its path in the agent
+    dir (POSIX form). ``unread`` marks a file that exists but is not read:
+    with a finding (a special file, an escaping link, a file too large or
+    unreadable), or without one for a file under a linked folder (the link is
+    the finding). Such a file is present for the checks that ask whether it
+    exists.
     """
 
-    path: Path
+    path: str
     relpath: str
     problem: Diagnostic | None = None
     unread: bool = False
@@ -268,23 +270,26 @@ def _unreadable(repo_path: str, what: str, error: OSError) -> Diagnostic:
 def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> Iterator[Entry]:
     """Yield the agent dir's files in sorted order, and a finding for each unsafe entry.
 
-    With ``folders`` (a profile's ``walk_folders``), only those folders of the
-    store are walked; one that leads outside the repository is a finding.
+    Paths are plain strings joined as the listing gives them; each entry costs
+    its listing and, for a file, one ``stat`` (links are resolved once). With
+    ``folders`` (a profile's ``walk_folders``), only those folders of the store
+    are walked; one that leads outside the repository is a finding.
     """
     root = str(target.root)
     agent = str(target.agent_dir)
     outside = agent_dir_problem(target, fs)
     if outside is not None:
-        yield Entry(target.agent_dir, "", outside)
+        yield Entry(agent, "", outside)
         return
     root_real = _realpath(root, fs) or root
     if fs.islink(agent):
         link_target = relative(_realpath(agent, fs) or agent, root_real)
-        yield Entry(
-            target.agent_dir, "", storage.symlink_inside(relative(agent, root), link_target, True)
-        )
+        yield Entry(agent, "", storage.symlink_inside(relative(agent, root), link_target, True))
     max_bytes = target.config.limits.max_file_bytes
-    pending = [agent]
+    # The agent dir's own path in the repository, "" when it is the root itself.
+    top = relative(agent, root) if agent != root else ""
+    top = "" if top == "." else top
+    pending = [(agent, "")]
     if folders:
         pending = []
         for name in sorted(folders, reverse=True):
@@ -293,7 +298,7 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
                 continue
             if not _inside(_realpath(folder, fs) or "", root_real):
                 yield Entry(
-                    Path(folder),
+                    folder,
                     name,
                     rules.SYMLINK_ESCAPE.at(
                         relative(folder, root),
@@ -301,83 +306,87 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
                     ),
                 )
                 continue
-            pending.append(folder)
+            pending.append((folder, f"{name}/"))
     while pending:
-        folder = pending.pop()
-        folder_path = relative(folder, root) if folder != root else ""
+        folder, inside = pending.pop()
+        folder_path = f"{top}/{inside}".strip("/") if top else inside.rstrip("/")
         try:
-            entries = sorted(fs.scandir(folder), key=lambda e: e.name)
+            entries = sorted(fs.scandir(folder), key=_name)
         except OSError as exc:
             yield Entry(
-                Path(folder),
-                relative(folder, agent),
+                folder,
+                inside.rstrip("/") or ".",
                 _unreadable(folder_path, "folder", exc),
                 unlisted=True,
             )
             continue
         for problem in storage.collisions(folder_path, (e.name for e in entries)):
-            yield Entry(Path(folder), relative(folder, agent), problem)
+            yield Entry(folder, inside.rstrip("/") or ".", problem)
+        repo_prefix = f"{folder_path}/" if folder_path else ""
         subfolders = []
         for entry in entries:
-            for found in _visit(entry, target, root_real, max_bytes, fs):
-                if isinstance(found, str):
-                    subfolders.append(found)
+            relpath = inside + entry.name
+            for found in _visit(entry, relpath, repo_prefix + entry.name, root_real, max_bytes, fs):
+                if found is None:
+                    subfolders.append((entry.path, relpath + "/"))
                 else:
                     yield found
         pending.extend(reversed(subfolders))
 
 
+def _name(entry: DirEntry) -> str:
+    return entry.name
+
+
 def _visit(
-    entry: DirEntry, target: Target, root_real: str, max_bytes: int, fs: FileSystem
-) -> Iterator[Entry | str]:
-    """Judge one directory entry: findings, the file to read, or a folder (str) to walk."""
+    entry: DirEntry, relpath: str, repo_path: str, root_real: str, max_bytes: int, fs: FileSystem
+) -> Iterator[Entry | None]:
+    """Judge one directory entry: findings, the file to read, or None for a folder to walk."""
     full, name = entry.path, entry.name
-    relpath = relative(full, str(target.agent_dir))
-    repo_path = relative(full, str(target.root))
     try:
         is_link = entry.is_symlink()
         is_dir = entry.is_dir(follow_symlinks=False)
     except OSError as exc:
-        yield Entry(Path(full), relpath, _unreadable(repo_path, "entry", exc), unread=True)
+        yield Entry(full, relpath, _unreadable(repo_path, "entry", exc), unread=True)
         return
     if is_dir and name in _SKIP_DIRS:
         return
     unportable = storage.unportable_name(repo_path, name)
     if unportable is not None:
-        yield Entry(Path(full), relpath, unportable)
+        yield Entry(full, relpath, unportable)
     if is_dir:
         if name == storage.LOCK_FOLDER:
-            yield Entry(Path(full), relpath, storage.lock_folder(repo_path))
+            yield Entry(full, relpath, storage.lock_folder(repo_path))
         else:
-            yield full
+            yield None
         return
     temporary = storage.temporary_file(repo_path, name)
     if temporary is not None:
-        yield Entry(Path(full), relpath, temporary)
+        yield Entry(full, relpath, temporary)
         return
     if is_link:
         resolved = _realpath(full, fs)
         problem = _link_problem(repo_path, resolved, root_real, fs)
         if problem is not None:
-            yield Entry(Path(full), relpath, problem, unread=True)
+            yield Entry(full, relpath, problem, unread=True)
             return
         assert resolved is not None
         leads_to_folder = fs.isdir(resolved)
         shown = relative(resolved, root_real)
-        yield Entry(Path(full), relpath, storage.symlink_inside(repo_path, shown, leads_to_folder))
+        yield Entry(full, relpath, storage.symlink_inside(repo_path, shown, leads_to_folder))
         if leads_to_folder:
-            yield from _linked_files(Path(full), relpath, resolved, fs)
+            yield from _linked_files(full, relpath, resolved, fs)
             return
     try:
         info = fs.stat(full)
     except OSError as exc:
-        yield Entry(Path(full), relpath, _unreadable(repo_path, "file", exc), unread=True)
+        yield Entry(full, relpath, _unreadable(repo_path, "file", exc), unread=True)
         return
     problem = _file_problem(repo_path, info, max_bytes)
-    yield Entry(Path(full), relpath, problem, unread=problem is not None)
+    yield Entry(full, relpath, problem, unread=problem is not None)
 
 
-def _linked_files(link: Path, relpath: str, real: str, fs: FileSystem) -> Iterator[Entry]:
+def _linked_files(link: str, relpath: str, real: str, fs: FileSystem) -> Iterator[Entry]:
     """The files under a linked folder, by name only: present, never read.
 
     The link is the finding (AL705); listing what it holds keeps records that
@@ -385,13 +394,13 @@ def _linked_files(link: Path, relpath: str, real: str, fs: FileSystem) -> Iterat
     Nothing is listed when the folder holds the link (a loop), and links
     inside it are not followed.
     """
-    if _inside(fs.realpath(str(link.parent)), real):
+    if _inside(fs.realpath(os.path.dirname(link)), real):
         return
     pending = [("", real)]
     while pending:
         prefix, folder = pending.pop()
         try:
-            entries = sorted(fs.scandir(folder), key=lambda e: e.name)
+            entries = sorted(fs.scandir(folder), key=_name)
         except OSError:
             continue  # the link's finding already says its folder is not walked
         for entry in entries:
@@ -405,7 +414,7 @@ def _linked_files(link: Path, relpath: str, real: str, fs: FileSystem) -> Iterat
             except OSError:
                 continue
             name = f"{prefix}{entry.name}"
-            yield Entry(link / name, f"{relpath}/{name}", unread=True)
+            yield Entry(os.path.join(link, name), f"{relpath}/{name}", unread=True)
 
 
 def _file_problem(repo_path: str, info: os.stat_result, max_bytes: int) -> Diagnostic | None:
@@ -456,6 +465,12 @@ def _link_problem(
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link leads outside the repository; not followed"
         )
+    if in_git_dir(resolved, root_real):
+        return rules.SYMLINK_ESCAPE.at(
+            repo_path,
+            "symbolic link leads into a .git folder, which holds git's configuration and "
+            "credentials, not repository content; not followed",
+        )
     if not fs.exists(resolved):
         return rules.SYMLINK_ESCAPE.at(
             repo_path, "symbolic link points to a path that does not exist; not followed"
@@ -464,7 +479,7 @@ def _link_problem(
 
 
 def read_file(
-    path: Path, repo_path: str, max_bytes: int = MAX_FILE_BYTES, fs: FileSystem = DISK
+    path: Path | str, repo_path: str, max_bytes: int = MAX_FILE_BYTES, fs: FileSystem = DISK
 ) -> tuple[bytes | None, Diagnostic | None]:
     """Read a regular file of at most ``max_bytes``, or return the finding saying why not.
 

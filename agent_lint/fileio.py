@@ -46,10 +46,16 @@ def read_regular(path: Path | str, max_bytes: int) -> bytes:
     except OSError as exc:
         raise NotRead("unreadable", exc.strerror or type(exc).__name__) from exc
     try:
-        check_regular(os.fstat(fd), max_bytes)
-        chunks, size = [], 0
-        while size <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+        info = os.fstat(fd)
+        check_regular(info, max_bytes)
+        # One read of the size fstat gave plus one byte: a read that returns exactly
+        # that size stopped at the end of the file. Otherwise (the file grew or shrank
+        # since, or its size is not known, as in /proc) it is read on in small chunks
+        # to its end, never past one byte over the limit.
+        first = os.read(fd, info.st_size + 1)
+        chunks, size = [first], len(first)
+        while size != info.st_size and size <= max_bytes:
+            chunk = os.read(fd, min(1 << 16, max_bytes + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -60,7 +66,7 @@ def read_regular(path: Path | str, max_bytes: int) -> bytes:
         os.close(fd)
     if size > max_bytes:
         raise NotRead("large", f"more than {max_bytes} bytes", size)
-    return b"".join(chunks)
+    return first if len(chunks) == 1 else b"".join(chunks)
 
 
 def read_in_folder(path: Path | str, max_bytes: int) -> bytes:
@@ -77,3 +83,14 @@ def read_in_folder(path: Path | str, max_bytes: int) -> bytes:
     if leaves:
         raise NotRead("outside", "a symbolic link out of its folder; not read")
     return read_regular(real, max_bytes)
+
+
+def in_git_dir(path: str, root: str) -> bool:
+    """Whether ``path`` (resolved, inside ``root``) lies in a ``.git`` folder of the repository.
+
+    Git's own folders hold its configuration and, on CI runners, credentials; they
+    are not repository content, so no link into one is followed. Compared without
+    case: macOS and Windows file systems take ``.GIT`` for ``.git``.
+    """
+    parts = os.path.relpath(path, root).split(os.sep)
+    return any(part.lower() == ".git" for part in parts)

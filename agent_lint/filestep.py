@@ -30,7 +30,7 @@ class FileOutcome(NamedTuple):
     ``title`` is how ``--show-files`` describes it; ``shows_state`` whether it
     shows that the store keeps the profile's state (its signature); ``facts``
     are merged into the index in order; ``yaml_spent`` is the run's YAML
-    budget spent after this file.
+    budget spent after this file; ``parsed`` whether its text parsed.
     """
 
     diagnostics: tuple[Diagnostic, ...]
@@ -38,6 +38,7 @@ class FileOutcome(NamedTuple):
     title: str
     shows_state: bool = False
     yaml_spent: int = 0
+    parsed: bool = False
 
 
 def check_file(
@@ -68,14 +69,19 @@ def check_file(
         if is_enabled(identity.UNCLASSIFIED_FILE.code, config):
             found.extend(identity.check_unclassified(profile, path, relpath, loaded.data))
         return FileOutcome(
-            tuple(found), (), "unclassified: a data file that matches no kind", False, spent
+            tuple(found),
+            (),
+            "unclassified: a data file that matches no kind",
+            False,
+            spent,
+            loaded.ok,
         )
     state = "" if loaded.ok else " (does not parse)"
     title = f"{match.kind.title}{state}"
     shows = profile.signature(match, relpath, loaded.data if loaded.ok else None)
     if not loaded.ok:
         present = present_facts(profile, path, relpath, match, False)
-        return FileOutcome(tuple(found), (present,), title, shows, spent)
+        return FileOutcome(tuple(found), (present,), title, shows, spent, False)
     ctx = FileContext(
         path,
         match.kind,
@@ -92,7 +98,7 @@ def check_file(
     kept = (configured(d, config) for d in own)
     clean = not any(d is not None and d.severity is Severity.ERROR for d in kept)
     facts = (file_facts(profile, ctx, clean),)
-    return FileOutcome(tuple(found), facts, title, shows, spent)
+    return FileOutcome(tuple(found), facts, title, shows, spent, True)
 
 
 def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnostic]:

@@ -442,9 +442,10 @@ class RepoIndex:
     unparsed_paths: set[str] = field(default_factory=set)
     unclassified_paths: set[str] = field(default_factory=set)
     file_names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    walked: set[str] = field(default_factory=set)  # files the walk found safe to read
     notes_by_folder: set[str] = field(default_factory=set)
     lookups: int = 0
-    _stores: dict[type, object] = field(default_factory=dict, repr=False)
+    stores: dict[type, object] = field(default_factory=dict, repr=False)
     unlisted: set[str] = field(default_factory=set)  # folders that could not be listed
 
     def hides(self, path: str) -> bool:
@@ -479,9 +480,9 @@ class RepoIndex:
 
     def store(self, kind: type[S]) -> S:
         """The run's store of type ``kind`` (created empty on first use)."""
-        found = self._stores.get(kind)
+        found = self.stores.get(kind)
         if found is None:
-            found = self._stores[kind] = kind()
+            found = self.stores[kind] = kind()
         return found  # type: ignore[return-value]
 
     @property

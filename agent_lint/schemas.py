@@ -16,21 +16,22 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import jsonschema
 import jsonschema_rs
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
-from jsonschema.exceptions import SchemaError
-from jsonschema.protocols import Validator
+
+if TYPE_CHECKING:
+    # jsonschema and referencing are imported only when a record needs the detailed
+    # engine (an invalid record, a user schema): a clean run never loads them.
+    import jsonschema
+    import referencing
+    from jsonschema.protocols import Validator
 
 from agent_lint.jsontext import clip
 
@@ -134,6 +135,8 @@ def _pattern_keyword(
     validator: Validator, pattern: str, instance: Any, schema: dict[str, Any]
 ) -> Iterator[jsonschema.ValidationError]:
     """The ``pattern`` keyword, evaluated in linear time (see :func:`pattern_search`)."""
+    import jsonschema
+
     if validator.is_type(instance, "string") and not pattern_search(pattern, instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -165,6 +168,8 @@ def _additional_properties_keyword(
     validator: Any, allowed: Any, instance: Any, schema: dict[str, Any]
 ) -> Iterator[jsonschema.ValidationError]:
     """``additionalProperties``, the keys ``patternProperties`` take found in linear time."""
+    import jsonschema
+
     if not validator.is_type(instance, "object"):
         return
     extras = additional_keys(instance, schema)
@@ -221,8 +226,105 @@ def _unique_items_keyword(
     validator: Validator, unique: Any, instance: Any, schema: dict[str, Any]
 ) -> Iterator[jsonschema.ValidationError]:
     """``uniqueItems`` in linear time: items are compared by a canonical, hashable form."""
+    import jsonschema
+
     if unique and validator.is_type(instance, "array") and repeats(instance) is not None:
         yield jsonschema.ValidationError(f"{clip(repr(instance))} has non-unique elements")
+
+
+def _valid(errors: Iterator[jsonschema.ValidationError]) -> bool:
+    """Whether an iterator of validation errors yields none."""
+    return next(errors, None) is None
+
+
+def evaluated_keys(validator: Any, instance: dict[str, Any], schema: Any, legacy: bool) -> set[str]:
+    """The keys of ``instance`` that ``schema`` evaluates, as ``unevaluatedProperties`` sees them.
+
+    Follows the annotation rules of JSON Schema 2020-12 (``legacy``: 2019-09, whose
+    ``properties``/``additionalProperties`` count keys by name), through ``$ref``,
+    ``$dynamicRef``/``$recursiveRef``, ``dependentSchemas``, the applicators that
+    succeed and ``if``/``then``/``else``. ``patternProperties`` is matched by
+    :func:`pattern_search`, the linear-time engine: jsonschema's own walk uses
+    Python's backtracking ``re``, which a nested quantifier in a user schema can
+    keep busy for hours.
+    """
+    if not isinstance(schema, dict):
+        return set()
+    keys: set[str] = set()
+    references = [schema.get("$ref")]
+    references.append(None if legacy else schema.get("$dynamicRef"))
+    for reference in references:
+        if reference is not None:
+            resolved = validator._resolver.lookup(reference)
+            scoped = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            keys |= evaluated_keys(scoped, instance, resolved.contents, legacy)
+    if legacy and "$recursiveRef" in schema:
+        import referencing.jsonschema
+
+        resolved = referencing.jsonschema.lookup_recursive_ref(validator._resolver)
+        scoped = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+        keys |= evaluated_keys(scoped, instance, resolved.contents, legacy)
+    for keyword in ("properties", "additionalProperties", "unevaluatedProperties"):
+        if keyword not in schema:
+            continue
+        value = schema[keyword]
+        if legacy and value is True:
+            keys |= set(instance)
+        elif isinstance(value, dict) and (legacy or keyword == "properties"):
+            keys |= set(value) & set(instance)
+        elif keyword != "properties":
+            keys |= {k for k, v in instance.items() if _valid(validator.descend(v, value))}
+    for pattern in schema.get("patternProperties", {}):
+        keys |= {key for key in instance if pattern_search(pattern, key)}
+    for name, subschema in schema.get("dependentSchemas", {}).items():
+        if name in instance:
+            keys |= evaluated_keys(validator, instance, subschema, legacy)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if _valid(validator.descend(instance, subschema)):
+                keys |= evaluated_keys(validator, instance, subschema, legacy)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            keys |= evaluated_keys(validator, instance, schema["if"], legacy)
+            keys |= evaluated_keys(validator, instance, schema.get("then", {}), legacy)
+        else:
+            keys |= evaluated_keys(validator, instance, schema.get("else", {}), legacy)
+    return keys
+
+
+def _unevaluated_properties(legacy: bool) -> Any:
+    """The ``unevaluatedProperties`` keyword over :func:`evaluated_keys` (linear patterns)."""
+
+    def keyword(
+        validator: Any, allowed: Any, instance: Any, schema: dict[str, Any]
+    ) -> Iterator[jsonschema.ValidationError]:
+        import jsonschema
+
+        if not validator.is_type(instance, "object"):
+            return
+        evaluated = evaluated_keys(validator, instance, schema, legacy)
+        invalid = [
+            key
+            for key in instance
+            if key not in evaluated
+            and not _valid(validator.descend(instance[key], allowed, path=key, schema_path=key))
+        ]
+        if not invalid:
+            return
+        verb = "was" if len(invalid) == 1 else "were"
+        if allowed is False:
+            listed = ", ".join(repr(key) for key in sorted(invalid, key=str))
+            yield jsonschema.ValidationError(
+                f"Unevaluated properties are not allowed ({listed} {verb} unexpected)"
+            )
+        else:
+            listed = ", ".join(repr(key) for key in invalid)
+            yield jsonschema.ValidationError(
+                "Unevaluated properties are not valid under the given schema "
+                f"({listed} {verb} unevaluated and invalid)"
+            )
+
+    return keyword
 
 
 _NOT_SCHEMAS = frozenset({"enum", "const", "examples", "default"})
@@ -263,6 +365,8 @@ def check_patterns(path: Path, schema: dict[str, Any]) -> None:
 
 def _is_integer(checker: Any, instance: Any) -> bool:
     """JSON integers; one too long for Python's ``int`` is parsed as an integral Decimal."""
+    import jsonschema
+
     if isinstance(instance, Decimal):
         return instance.is_finite() and instance == instance.to_integral_value()
     return bool(jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(instance, "integer"))
@@ -270,24 +374,41 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 
 @functools.lru_cache(maxsize=16)
 def _faithful(cls: type[Validator]) -> type[Validator]:
-    """``cls`` with linear-time ECMA-262 patterns and integers of any length."""
+    """``cls`` with linear-time ECMA-262 patterns and integers of any length.
+
+    Every keyword that matches a pattern is replaced: ``pattern``,
+    ``patternProperties``, ``additionalProperties`` and ``unevaluatedProperties``
+    (the last two decide which keys the patterns take). ``unevaluatedItems``
+    matches no pattern itself; the subschemas it applies run these keywords.
+    """
+    import jsonschema.validators
+
     checker = cls.TYPE_CHECKER.redefine("integer", _is_integer)
+    keywords = {
+        "pattern": _pattern_keyword,
+        "patternProperties": _pattern_properties_keyword,
+        "additionalProperties": _additional_properties_keyword,
+        "uniqueItems": _unique_items_keyword,
+    }
+    if "unevaluatedProperties" in cls.VALIDATORS:  # 2019-09 has $recursiveRef, 2020-12 not
+        keywords["unevaluatedProperties"] = _unevaluated_properties(
+            "$recursiveRef" in cls.VALIDATORS
+        )
     extended: type[Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        cls,
-        validators={
-            "pattern": _pattern_keyword,
-            "patternProperties": _pattern_properties_keyword,
-            "additionalProperties": _additional_properties_keyword,
-            "uniqueItems": _unique_items_keyword,
-        },
-        type_checker=checker,
+        cls, validators=keywords, type_checker=checker
     )
     return extended
 
 
-FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
-FORMAT_CHECKER.checks("date-time")(is_date_time)
-FORMAT_CHECKER.checks("date")(is_date)
+@functools.lru_cache(maxsize=1)
+def format_checker() -> jsonschema.FormatChecker:
+    """The format checks of the detailed engine: ``date-time`` and ``date`` (RFC 3339)."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("date-time")(is_date_time)
+    checker.checks("date")(is_date)
+    return checker
 
 
 class SchemaConfigError(Exception):
@@ -329,6 +450,8 @@ class JsonschemaValidator:
 
     def issues(self, instance: Any) -> Iterator[SchemaIssue]:
         """Yield every violation, flattening ``anyOf``/``oneOf`` to the best match."""
+        import referencing.exceptions
+
         try:
             errors = list(self._validator.iter_errors(instance))
         except referencing.exceptions.Unresolvable as exc:
@@ -339,6 +462,8 @@ class JsonschemaValidator:
             yield from self._flatten(error)
 
     def _flatten(self, error: jsonschema.ValidationError) -> Iterator[SchemaIssue]:
+        import jsonschema.exceptions
+
         if error.validator in ("anyOf", "oneOf") and error.context:
             yield from self._flatten(jsonschema.exceptions.best_match(error.context))
             return
@@ -385,17 +510,23 @@ class FastPathValidator:
     the fast engine. Both use the same format checkers.
     """
 
-    def __init__(self, fast: Any, detailed: SchemaValidator) -> None:
+    def __init__(self, fast: Any, detailed: Callable[[], SchemaValidator]) -> None:
         self._fast = fast
-        self._detailed = detailed
+        self._make_detailed = detailed
+        self._detailed: SchemaValidator | None = None
 
     def issues(self, instance: Any) -> Iterator[SchemaIssue]:
-        """Yield nothing for a valid record; otherwise the detailed issues."""
+        """Yield nothing for a valid record; otherwise the detailed issues.
+
+        The detailed validator is built on the first record that needs it.
+        """
         try:
             if self._fast.is_valid(instance):
                 return
         except Exception:  # anything the fast engine cannot take goes the slow way
             pass
+        if self._detailed is None:
+            self._detailed = self._make_detailed()
         yield from self._detailed.issues(instance)
 
 
@@ -482,34 +613,41 @@ class SchemaStore:
         self._compiled: dict[str, SchemaValidator | None] = {}
         # Each schema file is read once; a user directory's file wins over a bundled one.
         self._sources: dict[str, tuple[Path, dict[str, Any]]] = {}
-        resources_: list[tuple[str, referencing.Resource[Any]]] = []
+        # Every schema read in order, with the short name it is also known by (bundled ones).
+        self._read: list[tuple[dict[str, Any], str | None]] = []
         for directory in reversed(self._dirs):
             bundled = directory == self._bundled
             for path in sorted(directory.glob("*.schema.json")):
                 schema = _read_schema(path, bundled=bundled)
                 name = path.name.removesuffix(".schema.json")
                 self._sources[name] = (path, schema)
+                self._read.append((schema, name if bundled else None))
+        for name, path in (files or {}).items():  # the schemas of declared kinds
+            schema = _read_schema(path)
+            self._sources[name] = (path, schema)
+            self._read.append((schema, None))
+        self._registry: referencing.Registry[Any] | None = None
+
+    def _resources(self) -> referencing.Registry[Any]:
+        """Every schema read, by its ``$id`` (and a bundled one by ``urn:agent-lint:<kind>``):
+        what ``$ref`` resolves against (built once)."""
+        if self._registry is None:
+            import referencing
+            import referencing.jsonschema
+
+            resources: list[tuple[str, referencing.Resource[Any]]] = []
+            for schema, alias in self._read:
                 spec = referencing.jsonschema.specification_with(
                     schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
                     default=referencing.jsonschema.DRAFT202012,
                 )
                 resource = spec.create_resource(schema)
                 if resource.id():
-                    resources_.append((str(resource.id()), resource))
-                if bundled:
-                    resources_.append((f"urn:agent-lint:{name}", resource))
-        for name, path in (files or {}).items():  # the schemas of declared kinds
-            schema = _read_schema(path)
-            self._sources[name] = (path, schema)
-            resource = referencing.jsonschema.specification_with(
-                schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
-                default=referencing.jsonschema.DRAFT202012,
-            ).create_resource(schema)
-            if resource.id():
-                resources_.append((str(resource.id()), resource))
-        self._registry: referencing.Registry[Any] = referencing.Registry().with_resources(
-            resources_
-        )
+                    resources.append((str(resource.id()), resource))
+                if alias is not None:
+                    resources.append((f"urn:agent-lint:{alias}", resource))
+            self._registry = referencing.Registry().with_resources(resources)
+        return self._registry
 
     def path_of(self, name: str) -> Path | None:
         """The file that defines schema ``name``, user directories first."""
@@ -526,6 +664,19 @@ class SchemaStore:
         if name not in self._sources:
             return None
         path, schema = self._sources[name]
+        # The fast path serves the bundled schemas, which are self-contained;
+        # user schemas may $ref others and always take the detailed engine.
+        bundled = path.parent == self._bundled
+        fast = _fast_validator(schema) if self.fast and bundled else None
+        if fast is None:
+            return self._detailed(path, schema)
+        return FastPathValidator(fast, functools.partial(self._detailed, path, schema))
+
+    def _detailed(self, path: Path, schema: dict[str, Any]) -> SchemaValidator:
+        """The ``jsonschema`` validator of one schema, which explains every violation."""
+        import jsonschema.validators
+        from jsonschema.exceptions import SchemaError
+
         cls = _faithful(
             jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         )
@@ -539,11 +690,6 @@ class SchemaStore:
                     f"schema {path} is not a valid JSON Schema: {exc.message}"
                 ) from exc
             check_patterns(path, schema)
-        detailed = JsonschemaValidator(
-            cls(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
+        return JsonschemaValidator(
+            cls(schema, registry=self._resources(), format_checker=format_checker())
         )
-        # The fast path serves the bundled schemas, which are self-contained;
-        # user schemas may $ref others and always take the detailed engine.
-        bundled = path.parent == self._bundled
-        fast = _fast_validator(schema) if self.fast and bundled else None
-        return detailed if fast is None else FastPathValidator(fast, detailed)

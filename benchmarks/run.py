@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,7 @@ from benchmarks.measure import Command, Series, rounds, run
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas" / "cortex"
 BAREPARSE = Path(__file__).resolve().parent / "bareparse.py"
+LOCATE = Path(__file__).resolve().parent / "locate.py"
 DEFAULT_SIZES = (100, 1000)
 MODIFIED_HANDOFFS = 200
 #: Above this many records, ``--repeat-large`` replaces ``--repeat``.
@@ -161,6 +163,8 @@ class Results:
     tools: Tools
     startup: dict[str, Series] = field(default_factory=dict)
     imports: Imports | None = None
+    locate: dict[str, Any] | None = None
+    note: str = ""
     sizes: list[SizeResult] = field(default_factory=list)
 
 
@@ -295,6 +299,23 @@ def measure_imports(tools: Tools, workdir: Path) -> Imports:
         packages=packages.most_common(),
         on_demand=[name for name in ON_DEMAND if name in packages],
     )
+
+
+def measure_locate(tools: Tools, entries: int, repeat: int) -> dict[str, Any]:
+    """Placing one finding in an index of ``entries`` entries (``benchmarks/locate.py``).
+
+    Runs in the Python of the measured agent-lint when it sits beside it (else this one).
+    """
+    beside = Path(tools.agent_lint).parent / "python"
+    python = str(beside) if beside.exists() else tools.python
+    done = subprocess.run(
+        [python, str(LOCATE), str(entries), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
 
 
 # --- one size ---------------------------------------------------------------------------------
@@ -612,6 +633,19 @@ def build_parser() -> argparse.ArgumentParser:
         "0: none)",
     )
     parser.add_argument("--agent-lint", help="the agent-lint executable to measure")
+    parser.add_argument(
+        "--note",
+        default="",
+        help="a sentence about the conditions of the run for the report (e.g. a shared machine)",
+    )
+    parser.add_argument(
+        "--locate-entries",
+        type=int,
+        default=100_000,
+        metavar="ENTRIES",
+        help="time placing one finding in an index of this many entries (default 100,000; "
+        "0: not measured)",
+    )
     return parser
 
 
@@ -627,6 +661,7 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
         machine=machine(),
         versions=versions(tools),
         tools=tools,
+        note=args.note,
     )
     workdir = Path(tempfile.mkdtemp(prefix="agent-lint-bench-", dir=args.workdir))
     started = time.perf_counter()
@@ -639,6 +674,9 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
         log("start-up and imports")
         results.startup = measure_startup(tools, 2 * args.repeat)
         results.imports = measure_imports(tools, workdir)
+        if args.locate_entries > 0:
+            log(f"one finding in an index of {args.locate_entries:,} entries")
+            results.locate = measure_locate(tools, args.locate_entries, args.repeat)
         for records in args.sizes:
             sized = _prefixed(log, records)
             results.sizes.append(measure_size(records, tools, workdir, args, sized))
@@ -650,14 +688,28 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
     return results
 
 
+def _without_note(argv: list[str]) -> list[str]:
+    """The command line without ``--note``: the note describes a run, not how to reproduce it."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--note":
+            skip = True
+        elif not arg.startswith("--note="):
+            kept.append(arg)
+    return kept
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark, write the report, print the targets."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.repeat_large < 1:
         parser.error("--repeat and --repeat-large must be at least 1")
-    given = list(sys.argv[1:] if argv is None else argv)
-    results = benchmark(args, " ".join(["python -m benchmarks.run", *given]))
+    given = _without_note(list(sys.argv[1:] if argv is None else argv))
+    results = benchmark(args, shlex.join(["python", "-m", "benchmarks.run", *given]))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(report.render(results), encoding="utf-8")
     sys.stderr.write(f"wrote {args.output}\n")

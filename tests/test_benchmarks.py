@@ -160,6 +160,11 @@ def test_cache_flag_is_detected_from_help(tmp_path: Path) -> None:
     assert harness.find_tools(without).no_cache == ()
 
 
+def test_the_note_is_no_part_of_the_command_to_reproduce() -> None:
+    argv = ["--sizes", "100", "--note", "shared machine", "--repeat", "1", "--note=again"]
+    assert harness._without_note(argv) == ["--sizes", "100", "--repeat", "1"]
+
+
 def test_harness_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--repeat", "0"], ["--sizes", "ten"], ["--sizes", "0"]):
         with pytest.raises(SystemExit) as exit_info:
@@ -173,7 +178,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     wrapper = _script(tmp_path / "agent-lint", WITH_CACHE_FLAG)
     output = tmp_path / "RESULTS.md"
     argv = ["--sizes", "100", "--repeat", "1", "--workdir", str(tmp_path), "--keep"]
-    argv += ["--agent-lint", wrapper, "--output", str(output)]
+    argv += ["--agent-lint", wrapper, "--output", str(output), "--locate-entries", "300"]
     args = harness.build_parser().parse_args(argv)
     results = harness.benchmark(args, "python -m benchmarks.run " + " ".join(argv))
     (size,) = results.sizes
@@ -206,9 +211,12 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     assert results.imports is not None and results.imports.files > 100
     assert "jsonschema_rs" in dict(results.imports.packages)
     assert len(results.startup["agent-lint --version"].samples) == 2
+    assert results.locate is not None and results.locate["entries"] == 300
+    assert results.locate["span"] == [2094, 15, 2094, 47]  # /decisions/298/path
 
     text = report.render(results)
-    for heading in ("## Machine", "## Targets", "## By size", "## Start-up", "## Imports"):
+    headings = ("## Machine", "## Targets", "## By size", "## Start-up", "## Imports")
+    for heading in (*headings, "## Placing a finding"):
         assert heading in text
     assert "### 100 records" in text and "exactly the injected defects" in text
     assert "check-jsonschema flags 1 file(s): those of the schema defects" in text
@@ -258,6 +266,24 @@ def test_report_without_scenarios_or_cache(tmp_path: Path) -> None:
     rows = {t.name: t for t in report.targets(results)}
     assert rows["10k warm / check-jsonschema"].shown == "0.05× (CPU 0.03×)"
     assert rows["10k warm / check-jsonschema"].met == "met"
+    locate = "one finding in a 100k-entry index located"
+    assert rows[locate].met == "n/a"
+    results.locate = {
+        "entries": 100_000,
+        "bytes": 22_800_000,
+        "pointer": "/decisions/99998/path",
+        "locate_ms": 40.0,
+        "parse_ms": 200.0,
+        "locate_runs_ms": [40.0],
+    }
+    rows = {t.name: t for t in report.targets(results)}
+    assert rows[locate].shown == "40 ms (0.20× a json.loads of the file)"
+    assert rows[locate].met == "met"
+    assert "## Placing a finding" in report.render(results)
+    results.note = "The machine was shared with other work during this run."
+    assert "\n\nThe machine was shared with other work during this run.\n\n" in report.render(
+        results
+    )
 
 
 def test_generator_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

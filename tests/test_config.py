@@ -157,3 +157,16 @@ def test_rule_names_work_in_every_key(tmp_path):
     assert config.select == ("AL203",)
     assert config.per_file_ignores == (("x/*", ("AL102",)),)
     assert config.severity[0][0] == "AL315"
+
+
+@pytest.mark.parametrize("name", [".agent-lint.toml", "pyproject.toml"])
+def test_a_configuration_linked_into_the_git_folder_is_not_read(tmp_path, name):
+    import os
+
+    from agent_lint.config import find_config_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text('[tool.agent-lint]\nagent-dir = ".agent"\n')
+    os.symlink(".git/config", tmp_path / name)
+    with pytest.raises(ConfigError, match=r"into a \.git folder"):
+        find_config_file(tmp_path)

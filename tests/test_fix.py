@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -102,6 +103,49 @@ def test_fix_is_idempotent_on_every_fixture(name, unsafe, tmp_path, capsys):
     main([str(repo), *flags])
     assert snapshot(repo) == once
     assert "Fixed" not in capsys.readouterr().out
+
+
+def _crlf(path: Path) -> None:
+    path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+
+
+def test_a_current_state_json_in_a_crlf_checkout_is_left_alone(tmp_path, capsys):
+    # core.autocrlf=true checks every text file out with CRLF: the state agrees, so the
+    # fixing pre-commit hook must not rewrite it and fail the commit.
+    repo = copy_of(FIXTURES / "valid", tmp_path)
+    for state in repo.rglob("handoffs/state.json"):
+        _crlf(state)
+    before = snapshot(repo)
+    assert main([str(repo), "--fix", "--exit-non-zero-on-fix"]) == 0
+    assert "Fixed" not in capsys.readouterr().out
+    assert snapshot(repo) == before
+
+
+def test_a_stale_state_json_in_a_crlf_checkout_is_rewritten_with_crlf(tmp_path, capsys):
+    repo = copy_of(FIXTURES / "fix" / "stale-state" / "before", tmp_path)
+    expected = snapshot(FIXTURES / "fix" / "stale-state" / "after")
+    states = sorted(repo.rglob("handoffs/state.json"))
+    for state in states:  # the stale state, as a writer on Windows leaves it
+        state.write_bytes(json.dumps(json.loads(state.read_bytes()), indent=2).encode())
+        _crlf(state)
+    main([str(repo), "--fix"])
+    assert "Fixed" in capsys.readouterr().out
+    for state in states:
+        name = state.relative_to(repo).as_posix()
+        assert state.read_bytes() == expected[name].replace(b"\n", b"\r\n")
+    main([str(repo), "--fix"])
+    assert "Fixed" not in capsys.readouterr().out
+
+
+def test_a_state_json_formatted_by_another_writer_is_not_rewritten(lint_tree, tmp_path, capsys):
+    lint_tree(tree())
+    state = next((tmp_path / "repo").rglob("handoffs/state.json"))
+    data = json.loads(state.read_text(encoding="utf-8"))
+    state.write_text(json.dumps(dict(reversed(data.items())), indent=4), encoding="utf-8")
+    before = state.read_bytes()
+    assert main([str(tmp_path / "repo"), "--fix", "--exit-non-zero-on-fix"]) == 0
+    assert "Fixed" not in capsys.readouterr().out
+    assert state.read_bytes() == before
 
 
 def test_fix_only_touches_derived_files(lint_tree, tmp_path):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import jsonschema
 import pytest
 from conftest import write_tree
 from records import decision
@@ -123,6 +124,105 @@ def test_a_nested_quantifier_in_pattern_properties_cannot_hang_the_run(lint_tree
         result = lint_tree({"decisions/D-001.json": record}, config='schema-dirs = ["schemas"]\n')
     # The long key is additional (a string is required), "aaaa" matches (an integer is).
     assert sorted(d.code for d in result.diagnostics) == ["AL103", "AL103"]
+
+
+@pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
+def test_unevaluated_properties_beside_a_nested_quantifier_cannot_hang_the_run(
+    lint_tree, tmp_path, draft
+):
+    # jsonschema decides which keys patternProperties took with Python's re; the
+    # detailed pass runs for every invalid record, so this key would take hours.
+    _user_schema(
+        tmp_path / "repo",
+        json.dumps(
+            {
+                "$schema": f"https://json-schema.org/draft/{draft}/schema",
+                "type": "object",
+                "patternProperties": {_NESTED: {"type": "integer"}},
+                "unevaluatedProperties": {"type": "string"},
+            }
+        ),
+    )
+    record = {"decision_id": "D-001", "a" * 5_000 + "!": [], "aaaa": "x"}
+    with alarm(60):
+        result = lint_tree({"decisions/D-001.json": record}, config='schema-dirs = ["schemas"]\n')
+    # The long key is unevaluated (a string is required), "aaaa" matches (an integer is).
+    assert sorted(d.code for d in result.diagnostics) == ["AL103", "AL108"]
+
+
+def test_unevaluated_items_beside_a_nested_quantifier_cannot_hang_the_run(lint_tree, tmp_path):
+    _user_schema(
+        tmp_path / "repo",
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "options": {"contains": {"pattern": _NESTED}, "unevaluatedItems": False}
+                },
+            }
+        ),
+    )
+    record = decision(options=["a" * 5_000 + "!", "aaaa"])
+    with alarm(60):
+        result = lint_tree({"decisions/D-001.json": record}, config='schema-dirs = ["schemas"]\n')
+    # "aaaa" is what contains evaluated; the long option is unevaluated.
+    assert [d.code for d in result.diagnostics] == ["AL108"]
+    assert "Unevaluated items" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
+def test_unevaluated_properties_match_patterns_as_ecma_262_does(draft):
+    # Python's "$" matches before a final newline and its "\d" takes any digit;
+    # ECMA-262's (and the rest of agent-lint's) do neither.
+    from agent_lint.schemas import _faithful
+
+    schema = {
+        "$schema": f"https://json-schema.org/draft/{draft}/schema",
+        "patternProperties": {"^x$": True, "^\\d$": True},
+        "unevaluatedProperties": False,
+    }
+    cls = _faithful(jsonschema.validators.validator_for(schema))
+    errors = [e.message for e in cls(schema).iter_errors({"x": 1, "x\n": 2, "٣": 3, "7": 4})]
+    assert errors == ["Unevaluated properties are not allowed ('x\\n', '٣' were unexpected)"]
+
+
+_EVALUATING = [
+    {"properties": {"a": True}, "patternProperties": {"^b": {"type": "string"}}},
+    {
+        "allOf": [{"properties": {"a": True}}],
+        "anyOf": [{"required": ["z"]}, {"properties": {"b": True}}],
+    },
+    {"oneOf": [{"patternProperties": {"c$": True}}, {"required": ["nope"]}]},
+    {
+        "if": {"required": ["a"]},
+        "then": {"properties": {"b": True}},
+        "else": {"properties": {"c": True}},
+    },
+    {
+        "dependentSchemas": {"a": {"properties": {"bc": True}}},
+        "additionalProperties": {"type": "integer"},
+    },
+    {"$ref": "#/$defs/part", "$defs": {"part": {"patternProperties": {"^a": True}}}},
+    {"properties": {"a": {"type": "integer"}}, "unevaluatedProperties": {"type": "integer"}},
+]
+
+
+@pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
+@pytest.mark.parametrize("evaluating", _EVALUATING)
+@pytest.mark.parametrize("allowed", [False, {"type": "integer"}])
+def test_unevaluated_properties_agree_with_jsonschema_on_plain_patterns(draft, evaluating, allowed):
+    from agent_lint.schemas import _faithful
+
+    schema = {
+        "$schema": f"https://json-schema.org/draft/{draft}/schema",
+        **evaluating,
+        "unevaluatedProperties": allowed,
+    }
+    reference = jsonschema.validators.validator_for(schema)
+    ours = _faithful(reference)
+    for instance in ({"a": 1, "b": "x", "bc": 2, "c": "y", "d": 3}, {"b": 1, "z": "q"}, {}):
+        expected = sorted(e.message for e in reference(schema).iter_errors(instance))
+        assert sorted(e.message for e in ours(schema).iter_errors(instance)) == expected
 
 
 @pytest.mark.parametrize("pattern", ["^(?=D-)", "(a)\\1"])

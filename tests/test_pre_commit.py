@@ -21,7 +21,7 @@ HOOKS = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
 CONV = ".agent/conversations/C-payments-refactor"
 _IGNORE = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-    "build", "dist", "*.egg-info",
+    "build", "dist", "*.egg-info", ".hypothesis",
 )  # fmt: skip
 
 

@@ -30,7 +30,7 @@ _FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>\w*)\n(?P<body>.*?)^(?P=indent)
 _HEADING = re.compile(r"^(#{2,3}) (.+)$", re.M)
 _COPY = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-    "build", "dist", "*.egg-info",
+    "build", "dist", "*.egg-info", ".hypothesis",
 )  # fmt: skip
 
 
@@ -97,6 +97,7 @@ CHECKED: dict[tuple[str, str, int], str] = {
     ("Output formats", "json", 1): "test_readme::test_json_example_has_the_real_fields",
     ("Project layout", "text", 1): "test_readme::test_project_layout_names_every_module",
     ("Speed", "sh", 1): "test_readme::test_speed_command_runs",
+    ("Speed", "sh", 2): "test_readme::test_results_were_measured_by_the_readme_command",
 }
 
 
@@ -184,7 +185,8 @@ def test_pipx_installs_the_command(tmp_path):
 def test_test_command_is_what_ci_runs():
     command = block("Quick start", "sh", 3).strip()
     assert command == (
-        "python -m pip install -e '.[test]' && python tests/provision.py && python -m pytest"
+        "python -m pip install -e '.[test]' && python tests/provision.py "
+        "&& python -m pytest -n auto --dist loadfile"
     )
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert command in ci  # .ci/run runs the README's test command, verbatim
@@ -290,3 +292,9 @@ def test_speed_command_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     report = (tmp_path / "speed.md").read_text(encoding="utf-8")
     assert "## By size" in report and "check-jsonschema" in report
+
+
+def test_results_were_measured_by_the_readme_command():
+    results = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    command = block("Speed", "sh", 2).strip()
+    assert f"```sh\npython -m pip install -e '.[test,bench]'\n{command}\n```" in results

@@ -80,3 +80,32 @@ def test_a_merged_handoff_linked_outside_is_two_facts(tmp_path):
     handoff.unlink()
     os.symlink(tmp_path / "outside.json", handoff)
     assert findings(repo, base="main") == [("AL007", H001), ("AL607", H001)]
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        (".agent/decisions/D-500.json", "../../.git/config"),
+        (".agent/memory/notes.md", "../../.git/config"),
+        (f"{CONV}/notes.md", "../../../.git/config"),
+        (".agent/memory/git", "../../.git"),
+    ],
+)
+def test_a_link_into_the_git_folder_is_not_followed(tmp_path, capsys, link, target):
+    # On CI runners .git/config holds the checkout's credentials (http.extraheader):
+    # a pull request's link to it must not get a byte of it read, let alone quoted.
+    repo = make_repo(tmp_path)
+    git(repo, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic SECRET")
+    os.symlink(target, repo / link)
+    assert main([str(repo), "--output-format", "json"]) == 1
+    out = capsys.readouterr().out
+    assert "SECRET" not in out and "core" not in out
+    assert findings(repo) == [("AL007", link)]
+
+
+def test_a_markdown_anchor_in_the_git_folder_is_not_read(tmp_path):
+    repo = make_repo(tmp_path)
+    (repo / ".git" / "notes.md").write_text("# secret heading\n", encoding="utf-8")
+    note = repo / CONV / "summary.md"
+    note.write_text("[a](../../../.git/notes.md#nope) [b](../../../.git/notes.md#secret-heading)\n")
+    assert findings(repo) == []  # neither read (no AL3xx about the anchor) nor quoted

@@ -75,9 +75,10 @@ SYMLINK_ESCAPE = Rule(
     "AL007",
     "symlink-escape",
     "A symbolic link leads outside the repository or nowhere",
-    "Reports a symbolic link in the agent dir whose target is outside the repository, or "
-    "does not exist. agent-lint never follows such a link: on a pull request from a fork it "
-    "could expose files of the machine running the check.",
+    "Reports a symbolic link in the agent dir whose target is outside the repository, inside "
+    "a `.git` folder (git's configuration, with the checkout's credentials on CI runners), "
+    "or does not exist. agent-lint never follows such a link: on a pull request from a fork "
+    "it could expose files of the machine running the check.",
     "decisions/D-1.json -> /etc/passwd",
     "a regular file, or a link to a file inside the repository",
 )

@@ -11,7 +11,7 @@ from dataclasses import replace
 from urllib.parse import unquote
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
-from agent_lint.fileio import NotRead
+from agent_lint.fileio import NotRead, in_git_dir
 from agent_lint.filesystem import DISK, FileSystem
 from agent_lint.index import NoteFacts, RepoIndex, slug_stems
 from agent_lint.jsontext import clip, quote
@@ -76,7 +76,8 @@ _MAX_NOTE_BYTES = 4 * 1024 * 1024
 class _Anchors:
     """Heading anchors of Markdown files: from the index, or read once on demand.
 
-    Only regular files that resolve inside the repository are read, opened
+    Only regular files that resolve inside the repository (not into a ``.git``
+    folder) are read, opened
     without blocking and up to a size limit: a link to anything else (a FIFO,
     a device, a file outside) is checked for existence alone. ``fs`` is where
     they are read (the run's file system, or the tree of an older commit).
@@ -107,10 +108,10 @@ class _Anchors:
     def _read(self, path: str) -> set[str] | None:
         full = os.path.join(self.index.root, path)
         try:
-            inside = self.fs.realpath(full).startswith(self.root_real)
+            real = self.fs.realpath(full)
         except (OSError, ValueError):
             return None
-        if not inside:
+        if not real.startswith(self.root_real) or in_git_dir(real, self.root_real):
             return None
         try:
             raw = self.fs.read(full, _MAX_NOTE_BYTES)

@@ -330,6 +330,27 @@ class PathChecker:
         self.root_real = self.fs.realpath(self.root)
         self.schemes = dict(self.index.config.path_schemes)
         self._others: dict[int, PathChecker] = {}
+        self.seen = self._seen() if self.fs is (self.index.fs or DISK) else frozenset()
+
+    def _seen(self) -> frozenset[str]:
+        """Repository paths the walk of this run already found inside the repository.
+
+        Every file the walk judged safe to read, and the folders between the
+        agent dir and it: the walk enters only real folders (never a link), and
+        the agent dir itself resolves inside the repository, so each of these
+        exists and resolves inside. A path not among them is asked of the file
+        system as before.
+        """
+        seen = set(self.index.walked)
+        top = self.index.agent_prefix
+        for path in self.index.walked:
+            folder = posixpath.dirname(path)
+            while folder and folder not in seen and (not top or f"{folder}/".startswith(f"{top}/")):
+                seen.add(folder)
+                if folder == top:
+                    break
+                folder = posixpath.dirname(folder)
+        return frozenset(seen)
 
     def on(self, fs: FileSystem) -> PathChecker:
         """The checker of the same repository asking ``fs`` (one per file system)."""
@@ -375,6 +396,8 @@ class PathChecker:
             normal = posixpath.normpath(path.replace("\\", "/"))
             if normal == ".." or normal.startswith("../"):
                 found = "outside"
+            elif normal in self.seen:
+                found = None
             else:
                 fs = self.fs
                 assert fs is not None
@@ -512,24 +535,32 @@ def _candidates(
 ) -> Iterator[tuple[PathReference | Diagnostic, list[str]]]:
     """Each path reference with the paths it names, or with the finding that it names too many."""
     limit = index.config.limits.max_brace_alternatives
+    # Records repeat the same paths many times: each distinct value is mapped once.
+    named: dict[str, list[str] | int | None] = {}
     for ref in index.paths:
         if ref.strict_only and not index.config.strict:
             continue
-        target = checker.to_repo_path(ref.value)
-        if target is None:
+        if ref.value not in named:
+            target = checker.to_repo_path(ref.value)
+            try:
+                named[ref.value] = None if target is None else expand_braces(target, limit)
+            except TooManyAlternatives as exc:
+                named[ref.value] = exc.count
+        paths = named[ref.value]
+        if paths is None:
             continue
-        try:
-            yield ref, expand_braces(target, limit)
-        except TooManyAlternatives:
-            yield (
-                LIMIT_EXCEEDED.at(
-                    ref.path,
-                    f"{ref.field} expands to more than {limit} paths; not checked: "
-                    f"{over_limit('max-brace-alternatives', limit)}",
-                    pointer=ref.pointer,
-                ),
-                [],
-            )
+        if isinstance(paths, list):
+            yield ref, paths
+            continue
+        yield (
+            LIMIT_EXCEEDED.at(
+                ref.path,
+                f"{ref.field} expands to more than {limit} paths; not checked: "
+                f"{over_limit('max-brace-alternatives', limit)}",
+                pointer=ref.pointer,
+            ),
+            [],
+        )
 
 
 def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:

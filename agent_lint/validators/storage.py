@@ -109,6 +109,7 @@ LOCK_FOLDER = ".control"
 _ATOMIC = re.compile(r"\.te?mp(?:[.-][A-Za-z0-9]+)?\Z", re.ASCII | re.IGNORECASE)
 _SWAP = re.compile(r"\.sw[a-p]\Z", re.ASCII)
 _FORBIDDEN = frozenset('<>:"\\|?*') | {chr(code) for code in range(32)}
+_ANY_FORBIDDEN = re.compile('[<>:"\\\\|?*\x00-\x1f]')
 _DEVICES = frozenset(
     {"CON", "PRN", "AUX", "NUL"}
     | {f"{port}{n}" for port in ("COM", "LPT") for n in (*"123456789", "¹", "²", "³")}
@@ -158,7 +159,7 @@ def lock_folder(repo_path: str) -> Diagnostic:
 
 def unportable_reason(name: str) -> str | None:
     """Why Windows refuses ``name``, or None when it does not."""
-    bad = sorted({ch for ch in name if ch in _FORBIDDEN})
+    bad = sorted({ch for ch in name if ch in _FORBIDDEN}) if _ANY_FORBIDDEN.search(name) else []
     if bad:
         shown = ", ".join(quote(ch) if ord(ch) < 32 else f"`{ch}`" for ch in bad)
         return f"contains {shown}"

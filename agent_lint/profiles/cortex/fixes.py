@@ -31,6 +31,11 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
     latest = conversation.latest()
     if derived is None or latest is None:
         return None
+    state = conversation.state
+    if state is not None and all(key in state and state[key] == derived[key] for key in derived):
+        # It agrees field by field (AL503 has nothing to say); its formatting and line
+        # endings are the checkout's (CRLF under core.autocrlf), not a fix to make.
+        return None
     path = conversation.state_path or f"{conversation.folder}/handoffs/state.json"
     resolves = (path, latest.path)
     problem = target_problem(index.root, path)
@@ -45,6 +50,8 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
         before = read_derived(index.root / path)
     except OSError as exc:
         return Blocked(path, f"it cannot be read ({exc})", resolves)
+    if before is not None and b"\r\n" in before:
+        after = after.replace(b"\n", b"\r\n")  # a CRLF checkout stays CRLF
     return None if before == after else Edit(index.root, path, before, after, resolves)
 
 

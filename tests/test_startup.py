@@ -1,0 +1,100 @@
+"""Start-up: a command imports only what it uses.
+
+``--version`` and ``--help`` load no part of the engine; a run over clean
+records never loads the detailed schema engine (jsonschema, referencing,
+attrs), which only explains an invalid record.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_lint.cli import OUTPUT_FORMATS
+from agent_lint.reporters import REPORTERS
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.generate import generate  # noqa: E402
+
+#: Packages only the explaining path needs.
+DETAILED = ("jsonschema", "referencing", "attr", "attrs", "rpds")
+
+_PROBE = """
+import json, sys
+from agent_lint.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _imported(*argv: str) -> tuple[int, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["modules"])
+
+
+def test_output_formats_are_the_reporters() -> None:
+    assert list(OUTPUT_FORMATS) == sorted(REPORTERS)
+
+
+@pytest.mark.parametrize("option", ["--version", "--help"])
+def test_version_and_help_load_nothing_of_the_engine(option: str) -> None:
+    code, modules = _imported(option)
+    assert code == 0
+    ours = {m for m in modules if m.startswith("agent_lint")}
+    assert ours == {"agent_lint", "agent_lint.cli"}
+    assert not {m.split(".")[0] for m in modules} & {*DETAILED, "ruamel", "jsonschema_rs"}
+
+
+def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> None:
+    repo = generate(tmp_path / "repo", 120)
+    code, modules = _imported(str(repo.root))
+    assert code == 0
+    assert not {m.split(".")[0] for m in modules} & set(DETAILED)
+
+
+def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:
+    repo = generate(tmp_path / "repo", 120, {"schema": 1})
+    code, modules = _imported(str(repo.root))
+    assert code == 1
+    assert "jsonschema" in modules
+
+
+def test_the_collector_is_tuned_for_the_run_and_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from agent_lint import linter
+    from agent_lint.discovery import find_target
+
+    seen: list[tuple[int, ...]] = []
+    real = linter._lint_target
+
+    def spy(*args: object) -> linter.LintResult:
+        seen.append(gc.get_threshold())
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(linter, "_lint_target", spy)
+    before = gc.get_threshold()
+    repo = generate(tmp_path / "repo", 120)
+    result = linter.lint_target(find_target(repo.root))
+    assert not result.diagnostics
+    assert seen == [linter.RUN_GC_THRESHOLD]
+    assert gc.get_threshold() == before
