@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from agent_lint.kinds import Format, History, Kind, whole
 from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS
+from agent_lint.profiles.personal_bot import dedup
+from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check
 
 _PBOT = r"(?:\.pi/agent/)?pbot"
 _AGENT = rf"{_PBOT}/subagents/(?P<agent>[^/.][^/]*)"
@@ -78,8 +79,12 @@ PROFILE = Profile(
     namespaces={},
     record_folders=frozenset({"pbot", ".pi/pbot", ".pi/agent/pbot"}),
     schema_folder="personal_bot",
-    file_checks=SHARED_FILE_CHECKS,
+    file_checks=(
+        *SHARED_FILE_CHECKS,
+        Check(dedup.check_unique_keys, frozenset(rule.code for rule in dedup.RULES)),
+    ),
     repo_checks=SHARED_REPO_CHECKS,
     hooks=(Hook("agent-lint-personal-bot", r"^(\.pi/pbot/|\.pi/agent/pbot/|pbot/)"),),
+    rules=dedup.RULES,
     walk_folders=(".pi/pbot", ".pi/agent/pbot", "pbot"),
 )

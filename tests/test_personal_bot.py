@@ -1,0 +1,165 @@
+"""The Personal Bot profile's own checks: each broken fixture matches its golden file.
+
+Each fixture's ``expected.md`` states the findings it must give; ``expected.txt`` is the
+tool's output for it, compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from gitrepo import commit_all, git
+
+from agent_lint.cli import main
+
+FIXTURES = REPO / "fixtures" / "personal_bot"
+STORE = Path(".pi/agent/pbot")
+
+
+def lint(repo: Path, capsys: pytest.CaptureFixture[str], *options: str) -> tuple[int, str]:
+    """Lint ``repo`` with the Personal Bot profile; the exit code and the output."""
+    code = main([str(repo), "--profile", "personal_bot", "--no-color", *options])
+    return code, capsys.readouterr().out
+
+
+def matches_golden(fixture: Path, out: str, update: bool) -> None:
+    """``out`` equals the fixture's ``expected.txt`` (rewritten with --update-goldens)."""
+    golden = fixture / "expected.txt"
+    if update:
+        golden.write_text(out, encoding="utf-8")
+    assert out == golden.read_text(encoding="utf-8")
+
+
+def expected_rows(fixture: Path) -> list[str]:
+    """The files of the findings table(s) in the fixture's ``expected.md``."""
+    rows = []
+    for line in (fixture / "expected.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `") and not line.startswith("| `-"):
+            rows.append(line.split("`")[1])
+    return rows
+
+
+def test_valid_fixture_is_clean(capsys):
+    code, out = lint(FIXTURES / "valid", capsys)
+    assert code == 0 and out.startswith("All checks passed"), out
+
+
+@pytest.mark.parametrize("name", ["broken-dedup", "broken-schema"])
+def test_broken_fixture_matches_golden(name, capsys, update_goldens):
+    fixture = FIXTURES / name
+    code, out = lint(fixture, capsys)
+    matches_golden(fixture, out, update_goldens)
+    assert code == 1
+    reported = sorted(line.split(":", 1)[0] for line in out.splitlines()[:-1])
+    assert reported == sorted(expected_rows(fixture))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links and FIFOs need a POSIX file system")
+def test_broken_files_fixture_with_links_and_a_fifo_matches_golden(
+    tmp_path, capsys, update_goldens
+):
+    """The committed findings, plus a symlink to a file outside, a folder alias and a FIFO."""
+    fixture = FIXTURES / "broken-files"
+    repo = tmp_path / "work"
+    shutil.copytree(fixture, repo)
+    store = repo / STORE
+    outside = store / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/descriptor.json"
+    outside.unlink()
+    outside.symlink_to("/etc/hostname")
+    (store / "teams/atlas").symlink_to("atlas-launch", target_is_directory=True)
+    os.mkfifo(store / "subagents/0198a1c2-7d3e-7b41-9f0a-2c4d6e8f1a01/inbox.json.fifo")
+    code, out = lint(repo, capsys)
+    matches_golden(fixture, out, update_goldens)
+    assert code == 1
+    codes = sorted(line.split(" ")[1] for line in out.splitlines()[:-1])
+    assert codes == ["AL001", "AL007", "AL008", "AL701", "AL701", "AL702", "AL705"]
+    reported = {line.split(":", 1)[0] for line in out.splitlines()[:-1]}
+    assert reported == set(expected_rows(fixture)) | {
+        outside.relative_to(repo).as_posix(),
+        (STORE / "teams/atlas").as_posix(),
+        (STORE / "subagents/0198a1c2-7d3e-7b41-9f0a-2c4d6e8f1a01/inbox.json.fifo").as_posix(),
+    }
+
+
+def test_broken_files_fixture_as_committed_gives_its_four_findings(capsys):
+    code, out = lint(FIXTURES / "broken-files", capsys)
+    assert code == 1
+    reported = [line.split(":", 1)[0] for line in out.splitlines()[:-1]]
+    assert reported == expected_rows(FIXTURES / "broken-files")[:4]
+
+
+def test_git_history_fixture_matches_golden(tmp_path, capsys, update_goldens):
+    """session-ref.json is write-once against the base: re-pointed, cleared, deleted."""
+    fixture = FIXTURES / "git-history"
+    repo = tmp_path / "work"
+    shutil.copytree(fixture / "base", repo)
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Personal Bot state before the change")
+    shutil.rmtree(repo / ".pi")
+    shutil.copytree(fixture / "change" / ".pi", repo / ".pi")
+    code, out = lint(repo, capsys, "--base", "main")
+    matches_golden(fixture, out, update_goldens)
+    assert code == 1
+    assert out.count("AL606") == 3
+    reported = [line.split(":", 1)[0] for line in out.splitlines()[:-1]]
+    assert reported == expected_rows(fixture)[:3]
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write ``data`` as indented JSON at ``path``."""
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the valid fixture to change."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    return repo
+
+
+def test_an_operation_id_repeated_in_an_inbox_is_reported_once_at_the_second(workspace, capsys):
+    inbox = workspace / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/inbox.json"
+    message = {"seq": 1, "operationId": "parent:op-7", "text": "hi"}
+    write_json(inbox, {"messages": [message, {**message, "seq": 2}, {**message, "seq": 3}]})
+    code, out = lint(workspace, capsys, "--select", "AL9")
+    assert code == 1
+    lines = out.splitlines()[:-1]
+    assert [line.split(" ", 2)[1] for line in lines] == ["AL901", "AL901"]
+    assert lines[0].endswith('operationId "parent:op-7" is already used at /messages/0/operationId')
+    assert lines[1].endswith('operationId "parent:op-7" is already used at /messages/0/operationId')
+
+
+def test_a_request_completed_twice_is_reported_but_a_request_named_by_other_records_is_not(
+    workspace, capsys
+):
+    completions = (
+        workspace / STORE / "subagents/0198a1c2-8a4f-7c52-a01b-3d5e7f9a2b02/completions.json"
+    )
+    data = json.loads(completions.read_text(encoding="utf-8"))
+    entries = data["completions"]
+    assert entries, "the valid fixture completes a request here"
+    code, out = lint(workspace, capsys, "--select", "AL902")
+    assert code == 0, out  # requestIds also in team.json's requests and batches
+    entries.append({**entries[0], "cycle": 99})
+    write_json(completions, data)
+    code, out = lint(workspace, capsys, "--select", "AL902")
+    assert code == 1
+    [line] = out.splitlines()[:-1]
+    assert " AL902 " in line
+    assert "already completed at /completions/0/requestId" in line
+    assert line.split(":", 1)[0].endswith("completions.json")
+
+
+def test_an_operation_id_may_repeat_across_files_and_as_another_key(workspace, capsys):
+    inbox = workspace / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/inbox.json"
+    team = json.loads((workspace / STORE / "teams/atlas-launch/team.json").read_text())
+    used = next(m["operationId"] for m in team["messages"] if "operationId" in m)
+    write_json(inbox, {"messages": [{"seq": 1, "operationId": used, "note": used}]})
+    code, out = lint(workspace, capsys, "--select", "AL901")
+    assert code == 0, out
