@@ -163,3 +163,33 @@ def test_an_operation_id_may_repeat_across_files_and_as_another_key(workspace, c
     write_json(inbox, {"messages": [{"seq": 1, "operationId": used, "note": used}]})
     code, out = lint(workspace, capsys, "--select", "AL901")
     assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("sessions/a.jsonl", "is relative"),
+        ("C:sessions/a.jsonl", "is relative"),
+        ("/home/ana/./sessions/a.jsonl", "has `.` segments"),
+        ("C:\\Users\\ana\\..\\a.jsonl", "has `..` segments"),
+        ("/home/ana//a.jsonl", "has an empty segment"),
+    ],
+)
+def test_a_session_reference_that_is_not_a_normalised_absolute_path_says_why(
+    workspace, capsys, value, problem
+):
+    ref = workspace / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
+    write_json(ref, {"file": value})
+    code, out = lint(workspace, capsys)
+    assert code == 1
+    [line] = out.splitlines()[:-1]
+    assert " AL105 " in line and f"{problem}; expected null or" in line
+    assert "pattern" not in line
+
+
+@pytest.mark.parametrize("value", [None, "/home/ana/.pi/agent/sessions/a.jsonl", "D:\\pi\\a.jsonl"])
+def test_a_session_reference_that_is_null_or_absolute_is_clean(workspace, capsys, value):
+    ref = workspace / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
+    write_json(ref, {"file": value})
+    code, out = lint(workspace, capsys)
+    assert code == 0, out

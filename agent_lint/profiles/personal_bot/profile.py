@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from agent_lint.kinds import Format, History, Kind, whole
 from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.profiles.personal_bot import dedup
-from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check
+from agent_lint.profiles.personal_bot import dedup, records
+from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, schema
 
 _PBOT = r"(?:\.pi/agent/)?pbot"
 _AGENT = rf"{_PBOT}/subagents/(?P<agent>[^/.][^/]*)"
@@ -80,7 +80,8 @@ PROFILE = Profile(
     record_folders=frozenset({"pbot", ".pi/pbot", ".pi/agent/pbot"}),
     schema_folder="personal_bot",
     file_checks=(
-        *SHARED_FILE_CHECKS,
+        Check(records.check_records, frozenset(rule.code for rule in schema.RULES)),
+        *SHARED_FILE_CHECKS[1:],
         Check(dedup.check_unique_keys, frozenset(rule.code for rule in dedup.RULES)),
     ),
     repo_checks=SHARED_REPO_CHECKS,
