@@ -106,6 +106,13 @@ def test_git_history_fixture_matches_golden(tmp_path, capsys, update_goldens):
     matches_golden(fixture, out, update_goldens)
     assert code == 1
     assert out.count("AL606") == 3
+    lines = out.splitlines()
+    assert lines[0].endswith(
+        're-pointed to "/home/ana/.pi/agent/sessions/--home-ana-atlas--/'
+        '2026-11-03T08-00-00-000Z_0198a1c2-7d3e-7b41-9f0a-2c4d6e8f1a01.jsonl"'
+    )
+    assert lines[1].endswith("it was changed: cleared to null")
+    assert lines[2].endswith("it was deleted")
     reported = [line.split(":", 1)[0] for line in out.splitlines()[:-1]]
     assert reported == expected_rows(fixture)[:3]
 

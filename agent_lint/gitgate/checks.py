@@ -180,6 +180,19 @@ def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> Diagnostic
     )
 
 
+def _repinned(content: bytes | None) -> str:
+    """How a pinned write-once reference changed: re-pointed, cleared, or otherwise."""
+    try:
+        record = json.loads(content or b"null")
+    except (ValueError, RecursionError):
+        return "changed"
+    if not isinstance(record, dict) or "file" not in record:
+        return "changed"
+    if record["file"] is None:
+        return "changed: cleared to null"
+    return f"changed: re-pointed to {quote(record['file'])}"
+
+
 def _protected(
     c: Comparison, kind: Kind, path: str, by_sha: dict[str, list[str]]
 ) -> Diagnostic | None:
@@ -210,7 +223,7 @@ def _protected(
         return WRITE_ONCE_CHANGED.at(
             shown,
             f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
-            f"write-once; it was {'deleted' if now is None else 'changed'}",
+            f"write-once; it was {_repinned(c.change.content(path)) if now else 'deleted'}",
             line=1,
             column=1,
         )
