@@ -235,7 +235,7 @@ def test_explain_says_how_a_rule_is_fixed(capsys, code, fix):
     [
         (["--select", "AL999"], None, "did you mean"),
         (["--ignore", "unknwon-field"], None, "did you mean 'unknown-field'?"),
-        ([], '[per-file-ignores]\n"x/*" = ["AL9"]\n', "'AL9' is not a rule code"),
+        ([], '[per-file-ignores]\n"x/*" = ["AL99"]\n', "'AL99' is not a rule code"),
         ([], '[severity]\nAL777 = "warning"\n', "'AL777' is not a rule code"),
         ([], 'select = ["dupliate-id"]\n', "did you mean 'duplicate-id'?"),
     ],

@@ -3,9 +3,11 @@
 The repository is a workspace: the history archive sits at
 ``.pi/pbot/history/``; the per-agent control records and teams sit in a Pi
 agent dir's ``pbot/``, kept at ``.pi/agent/pbot/`` or at the repository root.
-Each part may be absent. The shared checks (schemas, references) apply;
-``session-ref.json`` is write-once for the gate. The format's own rules are
-listed in ``docs/profiles.md``.
+Each part may be absent. The shared checks apply, with the schema findings of
+``session-ref.json`` and history records explained (:mod:`.records`); the
+profile adds its de-duplication keys (:mod:`.dedup`), and ``session-ref.json``
+is write-once for the gate. The format's rules and their codes are listed in
+``docs/profiles.md``.
 """
 
 from __future__ import annotations
