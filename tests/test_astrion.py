@@ -85,5 +85,75 @@ def test_counter_below_an_agent_folder_missing_from_agent_ids(tmp_path, capsys):
     shutil.copytree(source, extra)
     main([str(store.parent), "--profile", "astrion", "--no-color"])
     out = capsys.readouterr().out
-    assert f"AL807 agent_id_counter is {counter} but agent id {counter + 1} is in use" in out
+    assert f"AL807 [*] agent_id_counter is {counter} but agent id {counter + 1} is in use" in out
     assert f"AL802 the sub-agent folder agents/{counter + 1}/ is not listed" in out
+
+
+FIX_CASES = sorted((ASTRION / "fix").iterdir())
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("case", FIX_CASES, ids=lambda p: p.name)
+def test_fix_rebuilds_the_derived_files_and_a_second_run_changes_nothing(case, tmp_path, capsys):
+    work = tmp_path / "repo"
+    shutil.copytree(case / "before", work)
+    assert main([str(work), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert tree_bytes(work) == tree_bytes(case / "after")
+    capsys.readouterr()
+    assert main([str(work), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert "Fixed" not in capsys.readouterr().out
+    assert tree_bytes(work) == tree_bytes(case / "after")
+
+
+@pytest.mark.parametrize("name", ["broken-state", "broken-index"])
+def test_fix_repairs_every_finding_of_the_state_and_index_stores(name, tmp_path, capsys):
+    work = tmp_path / "repo"
+    shutil.copytree(ASTRION / name, work)
+    assert main([str(work), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert "All checks passed" in capsys.readouterr().out
+
+
+def test_fix_does_not_create_an_absent_index(tmp_path):
+    store = _store(tmp_path)
+    (store / "conversations" / "index.json").unlink()
+    _edit(store / "state.json", agent_id_counter=1)
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert not (store / "conversations" / "index.json").exists()
+    assert json.loads((store / "state.json").read_text("utf-8"))["agent_id_counter"] > 1
+
+
+def test_fix_is_blocked_while_a_conversation_metadata_does_not_parse(tmp_path, capsys):
+    store = _store(tmp_path)
+    _edit(store / "state.json", agent_id_counter=1)
+    before = (store / "state.json").read_bytes()
+    meta = store / "conversations" / "conv_20260711_210000_001" / "metadata.json"
+    meta.write_text("{", encoding="utf-8")
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 1
+    out = capsys.readouterr().out
+    assert "metadata.json does not parse" in out
+    assert (store / "state.json").read_bytes() == before
+
+
+def test_fix_keeps_a_last_conversation_that_exists_and_never_lowers_the_counter(tmp_path):
+    from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation
+    from agent_lint.profiles.astrion.fixes import derived_state
+
+    facts = AstrionFacts()
+    facts.conversations["a"] = Conversation("a", "c/a", meta={"updated_at": "2026-01-02T00:00:00"})
+    facts.conversations["b"] = Conversation("b", "c/b", meta={"updated_at": "2026-01-01T00:00:00"})
+    facts.conversations["a"].agent_folders["2"] = "c/a/agents/2"
+    state = {
+        "last_conversation_id": "b",
+        "agent_id_counter": 9,
+        "updated_at": "2025-01-01T00:00:00",
+    }
+    assert derived_state(facts, state) == state
+    dangling = {**state, "last_conversation_id": "gone", "agent_id_counter": 1}
+    assert derived_state(facts, dangling) == {
+        "last_conversation_id": "a",
+        "agent_id_counter": 2,
+        "updated_at": "2026-01-02T00:00:00",
+    }

@@ -72,6 +72,14 @@ class StateRecord:
     clean: bool
 
 
+@dataclass(frozen=True)
+class IndexRecord:
+    """The parsed ``conversations/index.json``."""
+
+    path: str
+    data: dict[str, Any]
+
+
 @dataclass
 class Conversation:
     """What the store holds for one conversation folder."""
@@ -105,6 +113,7 @@ class AstrionFacts:
     conversations: dict[str, Conversation] = field(default_factory=dict)
     conversations_folder: str | None = None
     state: StateRecord | None = None
+    index: IndexRecord | None = None
 
     def conversation(self, name: str, folder: str) -> Conversation:
         """The facts of conversation ``name`` (created on first use)."""
@@ -166,6 +175,8 @@ class AstrionCollector:
         name = ctx.groups.get("conversation", "")
         if kind == "state":
             yield StateRecord(ctx.path, data, clean)
+        elif kind == "conversation-index":
+            yield IndexRecord(ctx.path, data)
         elif kind == "conversation":
             yield ConversationMeta(name, ctx.path, data)
         elif kind == "conversation-messages":
@@ -184,6 +195,8 @@ class AstrionCollector:
                 conversation.agent_folders[fact.agent] = f"{fact.folder}/agents/{fact.agent}"
         elif isinstance(fact, StateRecord):
             store.state = fact
+        elif isinstance(fact, IndexRecord):
+            store.index = fact
         elif isinstance(fact, ConversationMeta):
             conversation = store.conversations[fact.conversation]
             conversation.meta_path, conversation.meta = fact.path, fact.data

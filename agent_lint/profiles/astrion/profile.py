@@ -15,6 +15,7 @@ from agent_lint.kinds import Format, Kind, NameRule, Namespace, index_spec, refs
 from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.profiles.astrion import checks
 from agent_lint.profiles.astrion.facts import AstrionCollector
+from agent_lint.profiles.astrion.fixes import plan_derived_files
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, indexes
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
@@ -151,6 +152,7 @@ PROFILE = Profile(
         ),
     ),
     collectors=(AstrionCollector(),),
+    fixers=(plan_derived_files,),
     rules=checks.RULES,
     hooks=(Hook("agent-lint-astrion", r"^\.astrion/"),),
 )
