@@ -125,16 +125,19 @@ def test_fix_does_not_create_an_absent_index(tmp_path):
     assert json.loads((store / "state.json").read_text("utf-8"))["agent_id_counter"] > 1
 
 
-def test_fix_is_blocked_while_a_conversation_metadata_does_not_parse(tmp_path, capsys):
+def test_fix_keeps_the_index_entry_of_a_conversation_whose_metadata_does_not_parse(tmp_path):
     store = _store(tmp_path)
-    _edit(store / "state.json", agent_id_counter=1)
-    before = (store / "state.json").read_bytes()
+    index = store / "conversations" / "index.json"
+    entries = json.loads(index.read_text("utf-8"))
+    kept = entries["conv_20260711_210000_001"]
+    entries["conv_20260712_093000_002"]["title"] = "stale"
+    index.write_text(json.dumps(entries, ensure_ascii=False, indent=2), encoding="utf-8")
     meta = store / "conversations" / "conv_20260711_210000_001" / "metadata.json"
     meta.write_text("{", encoding="utf-8")
     assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 1
-    out = capsys.readouterr().out
-    assert "metadata.json does not parse" in out
-    assert (store / "state.json").read_bytes() == before
+    fixed = json.loads(index.read_text("utf-8"))
+    assert fixed["conv_20260711_210000_001"] == kept
+    assert fixed["conv_20260712_093000_002"]["title"] != "stale"
 
 
 def test_fix_keeps_a_last_conversation_that_exists_and_never_lowers_the_counter(tmp_path):

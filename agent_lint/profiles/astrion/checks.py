@@ -7,7 +7,7 @@ file, references to agents and tool calls, and the global ``state.json``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
@@ -110,8 +110,8 @@ RULES = (
 )
 
 
-def _agents(ids: object) -> str:
-    return ", ".join(str(i) for i in sorted(ids)) if ids else "none"  # type: ignore[call-overload]
+def _agents(ids: Iterable[int]) -> str:
+    return ", ".join(str(i) for i in sorted(ids)) or "none"
 
 
 def check_message_ids(ctx: FileContext) -> Iterator[Diagnostic]:

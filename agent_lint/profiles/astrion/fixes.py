@@ -29,13 +29,24 @@ def render(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8")
 
 
-def derived_index(facts: AstrionFacts) -> dict[str, dict[str, Any]]:
-    """``conversations/index.json`` as the conversation folders' metadata says it."""
-    entries: dict[str, dict[str, Any]] = {}
+_STATE_ORDER = ("version", "last_conversation_id", "agent_id_counter", "created_at", "updated_at")
+
+
+def derived_index(
+    facts: AstrionFacts, current: dict[str, Any], unreadable: set[str]
+) -> dict[str, Any]:
+    """``conversations/index.json`` as the conversation folders' metadata says it.
+
+    A folder whose ``metadata.json`` does not parse (``unreadable``) keeps its
+    ``current`` entry, if any.
+    """
+    entries: dict[str, Any] = {}
     for name in sorted(facts.conversations):
         meta = facts.conversations[name].meta
         if meta is not None:
             entries[name] = {key: meta[key] for key in _ENTRY_FIELDS if key in meta}
+        elif name in unreadable and name in current:
+            entries[name] = current[name]
     return entries
 
 
@@ -63,7 +74,9 @@ def derived_state(facts: AstrionFacts, state: dict[str, Any]) -> dict[str, Any]:
     stamp = state.get("updated_at")
     if fixed != state and latest is not None and isinstance(stamp, str) and latest[0] > stamp:
         fixed["updated_at"] = latest[0]
-    return fixed
+    ordered = {key: fixed[key] for key in _STATE_ORDER if key in fixed}
+    ordered.update(fixed)
+    return ordered
 
 
 def _write(index: RepoIndex, path: str, value: Any, current: Any) -> Edit | Blocked | None:
@@ -80,30 +93,26 @@ def _write(index: RepoIndex, path: str, value: Any, current: Any) -> Edit | Bloc
     return None if before == after else Edit(index.root, path, before, after, (path,))
 
 
-def _unreadable_metadata(index: RepoIndex, facts: AstrionFacts) -> str | None:
-    for name in sorted(facts.conversations):
-        path = f"{facts.conversations[name].folder}/metadata.json"
-        if path in index.unparsed_paths:
-            return path
-    return None
+def _unreadable(index: RepoIndex, facts: AstrionFacts) -> set[str]:
+    """The conversations whose ``metadata.json`` is present but does not parse."""
+    return {
+        name
+        for name, conversation in facts.conversations.items()
+        if f"{conversation.folder}/metadata.json" in index.unparsed_paths
+    }
 
 
 def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
     """``state.json`` and ``conversations/index.json`` to rewrite, or why they cannot be."""
     facts = facts_of(index)
     planned: list[Edit | Blocked | None] = []
-    unreadable = _unreadable_metadata(index, facts)
-    for record, derive in (
-        (facts.index, lambda data: derived_index(facts)),
-        (facts.state, lambda data: derived_state(facts, data)),
-    ):
-        if record is None:
-            continue
-        if unreadable is not None:
-            reason = f"{unreadable} does not parse, so the derived values are unknown"
-            planned.append(Blocked(record.path, reason, (record.path,)))
-            continue
-        planned.append(_write(index, record.path, derive(record.data), record.data))
+    if facts.index is not None:
+        current = facts.index.data
+        value = derived_index(facts, current, _unreadable(index, facts))
+        planned.append(_write(index, facts.index.path, value, current))
+    if facts.state is not None:
+        value = derived_state(facts, facts.state.data)
+        planned.append(_write(index, facts.state.path, value, facts.state.data))
     edits = [item for item in planned if isinstance(item, Edit)]
     blocked = [item for item in planned if isinstance(item, Blocked)]
     return edits, blocked
