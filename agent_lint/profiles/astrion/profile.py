@@ -10,9 +10,13 @@ format's own rules are listed in ``docs/profiles.md``.
 
 from __future__ import annotations
 
+from agent_lint.diagnostics import Rule
 from agent_lint.kinds import Format, Kind, NameRule, Namespace, index_spec, refs, whole
 from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS
+from agent_lint.profiles.astrion import checks
+from agent_lint.profiles.astrion.facts import AstrionCollector
+from agent_lint.profiles.astrion.fixes import plan_derived_files
+from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, indexes
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _C = r"conversations/(?P<conversation>[^/]+)"
@@ -103,6 +107,11 @@ KINDS: tuple[Kind, ...] = (
 
 _STORE = ("state.json", "conversations/")
 
+
+def _codes(*rules: Rule) -> frozenset[str]:
+    return frozenset(rule.code for rule in rules)
+
+
 PROFILE = Profile(
     name="astrion",
     title="Astrion",
@@ -121,7 +130,29 @@ PROFILE = Profile(
     },
     record_folders=frozenset({"agents", "conversations"}),
     schema_folder="astrion",
-    file_checks=SHARED_FILE_CHECKS,
-    repo_checks=SHARED_REPO_CHECKS,
+    file_checks=(
+        *SHARED_FILE_CHECKS,
+        Check(checks.check_message_ids, _codes(checks.DUPLICATE_MESSAGE_ID)),
+    ),
+    repo_checks=(
+        *SHARED_REPO_CHECKS,
+        Check(checks.check_index_folders, _codes(indexes.UNRESOLVED_ENTRY)),
+        Check(
+            checks.check_rosters,
+            _codes(checks.AGENT_COUNT_MISMATCH, checks.AGENT_FOLDER_MISMATCH),
+        ),
+        Check(checks.check_sub_agent_files, _codes(checks.SUB_AGENT_FILES_DISAGREE)),
+        Check(
+            checks.check_agent_references,
+            _codes(checks.UNKNOWN_AGENT, checks.UNKNOWN_TOOL_CALL),
+        ),
+        Check(
+            checks.check_state,
+            _codes(checks.COUNTER_BEHIND, checks.MISSING_LAST_CONVERSATION),
+        ),
+    ),
+    collectors=(AstrionCollector(),),
+    fixers=(plan_derived_files,),
+    rules=checks.RULES,
     hooks=(Hook("agent-lint-astrion", r"^\.astrion/"),),
 )

@@ -1,0 +1,118 @@
+"""``--fix`` for Astrion: the global ``state.json`` and ``conversations/index.json``.
+
+Both are derived from the conversation folders. The index is rebuilt whole
+(entries sorted by conversation id, keys as the runtime writes them); in
+``state.json`` only ``last_conversation_id`` (when it names no folder),
+``agent_id_counter`` (only ever raised) and, when one of them changes,
+``updated_at`` (only ever moved forward, to the latest conversation's) are
+derived; ``version``, ``created_at`` and anything else are kept. Files are
+written as the runtime writes them (2-space indent, UTF-8 as is, no final
+newline), and only when their JSON value differs from the derived one, so a
+second run changes nothing. An absent index is not created.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_lint.fixer import Blocked, Edit, read_derived, target_problem
+from agent_lint.index import RepoIndex
+from agent_lint.profiles.astrion.checks import agents_in_use
+from agent_lint.profiles.astrion.facts import AstrionFacts, facts_of
+
+_ENTRY_FIELDS = ("title", "created_at", "updated_at", "agent_count")
+
+
+def render(value: Any) -> bytes:
+    """The bytes the runtime writes for ``value``: 2-space indent, UTF-8, no final newline."""
+    return json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+_STATE_ORDER = ("version", "last_conversation_id", "agent_id_counter", "created_at", "updated_at")
+
+
+def derived_index(
+    facts: AstrionFacts, current: dict[str, Any], unreadable: set[str]
+) -> dict[str, Any]:
+    """``conversations/index.json`` as the conversation folders' metadata says it.
+
+    A folder whose ``metadata.json`` does not parse (``unreadable``) keeps its
+    ``current`` entry, if any.
+    """
+    entries: dict[str, Any] = {}
+    for name in sorted(facts.conversations):
+        meta = facts.conversations[name].meta
+        if meta is not None:
+            entries[name] = {key: meta[key] for key in _ENTRY_FIELDS if key in meta}
+        elif name in unreadable and name in current:
+            entries[name] = current[name]
+    return entries
+
+
+def _latest(facts: AstrionFacts) -> tuple[str, str] | None:
+    """The conversation updated last, as ``(updated_at, id)`` (ties: the greatest id)."""
+    stamps = [
+        (meta["updated_at"], name)
+        for name, conversation in facts.conversations.items()
+        if (meta := conversation.meta) is not None and isinstance(meta.get("updated_at"), str)
+    ]
+    return max(stamps) if stamps else None
+
+
+def derived_state(facts: AstrionFacts, state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with its derived fields brought in line with the conversation folders."""
+    fixed = dict(state)
+    latest = _latest(facts)
+    last = state.get("last_conversation_id")
+    if isinstance(last, str) and last not in facts.conversations:
+        fixed["last_conversation_id"] = latest[1] if latest is not None else None
+    counter = state.get("agent_id_counter")
+    used = agents_in_use(facts)
+    if isinstance(counter, int) and not isinstance(counter, bool) and used:
+        fixed["agent_id_counter"] = max(counter, max(used))
+    stamp = state.get("updated_at")
+    if fixed != state and latest is not None and isinstance(stamp, str) and latest[0] > stamp:
+        fixed["updated_at"] = latest[0]
+    ordered = {key: fixed[key] for key in _STATE_ORDER if key in fixed}
+    ordered.update(fixed)
+    return ordered
+
+
+def _write(index: RepoIndex, path: str, value: Any, current: Any) -> Edit | Blocked | None:
+    if value == current:
+        return None
+    problem = target_problem(index.root, path)
+    if problem is not None:
+        return Blocked(path, problem, (path,))
+    try:
+        before = read_derived(index.root / path)
+    except OSError as exc:
+        return Blocked(path, f"it cannot be read ({exc})", (path,))
+    after = render(value)
+    return None if before == after else Edit(index.root, path, before, after, (path,))
+
+
+def _unreadable(index: RepoIndex, facts: AstrionFacts) -> set[str]:
+    """The conversations whose ``metadata.json`` is present but does not parse."""
+    return {
+        name
+        for name, conversation in facts.conversations.items()
+        if f"{conversation.folder}/metadata.json" in index.unparsed_paths
+    }
+
+
+def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
+    """``state.json`` and ``conversations/index.json`` to rewrite, or why they cannot be."""
+    facts = facts_of(index)
+    planned: list[Edit | Blocked | None] = []
+    if facts.index is not None:
+        current = facts.index.data
+        value = derived_index(facts, current, _unreadable(index, facts))
+        planned.append(_write(index, facts.index.path, value, current))
+    if facts.state is not None:
+        value = derived_state(facts, facts.state.data)
+        planned.append(_write(index, facts.state.path, value, facts.state.data))
+    edits = [item for item in planned if isinstance(item, Edit)]
+    blocked = [item for item in planned if isinstance(item, Blocked)]
+    return edits, blocked

@@ -1,0 +1,162 @@
+"""The Astrion profile: each broken fixture gives its golden findings; the valid one is clean."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_lint.cli import main
+
+ASTRION = Path(__file__).resolve().parent.parent / "fixtures" / "astrion"
+BROKEN = sorted(p.name for p in ASTRION.iterdir() if p.name.startswith("broken-"))
+
+
+def test_valid_store_is_clean(capsys):
+    assert main([str(ASTRION / "valid"), "--profile", "astrion", "--no-color"]) == 0
+    assert capsys.readouterr().out.startswith("All checks passed")
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_broken_store_matches_golden(name, capsys, update_goldens):
+    fixture = ASTRION / name
+    golden = fixture / "expected.txt"
+    code = main([str(fixture), "--profile", "astrion", "--no-color"])
+    out = capsys.readouterr().out
+    if update_goldens:
+        golden.write_text(out, encoding="utf-8")
+    assert code == 1
+    assert out == golden.read_text(encoding="utf-8")
+
+
+def test_every_astrion_rule_has_a_golden_finding():
+    from agent_lint.profiles.astrion.checks import RULES
+
+    goldens = "".join((ASTRION / name / "expected.txt").read_text("utf-8") for name in BROKEN)
+    for code in ("AL801", "AL802", "AL803", "AL804", "AL805", "AL806", "AL807", "AL808"):
+        assert f" {code} " in goldens, code
+    assert {rule.code for rule in RULES} == {f"AL80{n}" for n in range(1, 9)}
+
+
+def _store(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(ASTRION / "valid", root)
+    return root / ".astrion"
+
+
+def _edit(path: Path, **changes: object) -> None:
+    data = json.loads(path.read_text("utf-8"))
+    data.update(changes)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def test_a_record_with_an_error_of_its_own_is_not_compared(tmp_path, capsys):
+    store = _store(tmp_path)
+    agent = store / "conversations" / "conv_20260711_210000_001" / "agents" / "2"
+    _edit(agent / "messages.json", display_name="Someone else")
+    _edit(agent / "metadata.json", status="done")
+    main([str(store.parent), "--profile", "astrion", "--no-color"])
+    out = capsys.readouterr().out
+    assert "AL104" in out and "AL803" not in out
+
+
+def test_null_source_is_the_team_leader_and_a_string_counter_is_not_compared(tmp_path, capsys):
+    store = _store(tmp_path)
+    agent = store / "conversations" / "conv_20260711_210000_001" / "agents" / "1" / "metadata.json"
+    data = json.loads(agent.read_text("utf-8"))
+    for entry in data.get("pending_messages", []):
+        entry["source_agent_id"] = None
+    agent.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    _edit(store / "state.json", agent_id_counter="1")
+    main([str(store.parent), "--profile", "astrion", "--no-color"])
+    out = capsys.readouterr().out
+    assert "AL805" not in out and "AL807" not in out and "AL103" in out
+
+
+def test_counter_below_an_agent_folder_missing_from_agent_ids(tmp_path, capsys):
+    """An agent folder alone puts its id in use for the counter."""
+    store = _store(tmp_path)
+    conversation = store / "conversations" / "conv_20260713_140500_003"
+    counter = json.loads((store / "state.json").read_text("utf-8"))["agent_id_counter"]
+    extra = conversation / "agents" / str(counter + 1)
+    source = store / "conversations" / "conv_20260711_210000_001" / "agents" / "1"
+    shutil.copytree(source, extra)
+    main([str(store.parent), "--profile", "astrion", "--no-color"])
+    out = capsys.readouterr().out
+    assert f"AL807 [*] agent_id_counter is {counter} but agent id {counter + 1} is in use" in out
+    assert f"AL802 the sub-agent folder agents/{counter + 1}/ is not listed" in out
+
+
+FIX_CASES = sorted((ASTRION / "fix").iterdir())
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("case", FIX_CASES, ids=lambda p: p.name)
+def test_fix_rebuilds_the_derived_files_and_a_second_run_changes_nothing(case, tmp_path, capsys):
+    work = tmp_path / "repo"
+    shutil.copytree(case / "before", work)
+    assert main([str(work), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert tree_bytes(work) == tree_bytes(case / "after")
+    capsys.readouterr()
+    assert main([str(work), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert "Fixed" not in capsys.readouterr().out
+    assert tree_bytes(work) == tree_bytes(case / "after")
+
+
+@pytest.mark.parametrize("name", ["broken-state", "broken-index"])
+def test_fix_repairs_every_finding_of_the_state_and_index_stores(name, tmp_path, capsys):
+    work = tmp_path / "repo"
+    shutil.copytree(ASTRION / name, work)
+    assert main([str(work), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert "All checks passed" in capsys.readouterr().out
+
+
+def test_fix_does_not_create_an_absent_index(tmp_path):
+    store = _store(tmp_path)
+    (store / "conversations" / "index.json").unlink()
+    _edit(store / "state.json", agent_id_counter=1)
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert not (store / "conversations" / "index.json").exists()
+    assert json.loads((store / "state.json").read_text("utf-8"))["agent_id_counter"] > 1
+
+
+def test_fix_keeps_the_index_entry_of_a_conversation_whose_metadata_does_not_parse(tmp_path):
+    store = _store(tmp_path)
+    index = store / "conversations" / "index.json"
+    entries = json.loads(index.read_text("utf-8"))
+    kept = entries["conv_20260711_210000_001"]
+    entries["conv_20260712_093000_002"]["title"] = "stale"
+    index.write_text(json.dumps(entries, ensure_ascii=False, indent=2), encoding="utf-8")
+    meta = store / "conversations" / "conv_20260711_210000_001" / "metadata.json"
+    meta.write_text("{", encoding="utf-8")
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 1
+    fixed = json.loads(index.read_text("utf-8"))
+    assert fixed["conv_20260711_210000_001"] == kept
+    assert fixed["conv_20260712_093000_002"]["title"] != "stale"
+
+
+def test_fix_keeps_a_last_conversation_that_exists_and_never_lowers_the_counter(tmp_path):
+    from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation
+    from agent_lint.profiles.astrion.fixes import derived_state
+
+    facts = AstrionFacts()
+    facts.conversations["a"] = Conversation("a", "c/a", meta={"updated_at": "2026-01-02T00:00:00"})
+    facts.conversations["b"] = Conversation("b", "c/b", meta={"updated_at": "2026-01-01T00:00:00"})
+    facts.conversations["a"].agent_folders["2"] = "c/a/agents/2"
+    state = {
+        "last_conversation_id": "b",
+        "agent_id_counter": 9,
+        "updated_at": "2025-01-01T00:00:00",
+    }
+    assert derived_state(facts, state) == state
+    dangling = {**state, "last_conversation_id": "gone", "agent_id_counter": 1}
+    assert derived_state(facts, dangling) == {
+        "last_conversation_id": "a",
+        "agent_id_counter": 2,
+        "updated_at": "2026-01-02T00:00:00",
+    }
