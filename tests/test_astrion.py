@@ -160,3 +160,13 @@ def test_fix_keeps_a_last_conversation_that_exists_and_never_lowers_the_counter(
         "agent_id_counter": 2,
         "updated_at": "2026-01-02T00:00:00",
     }
+
+
+def test_a_long_list_in_a_message_is_cut_to_a_few_items_and_a_count():
+    from agent_lint.profiles.astrion.checks import _listed
+
+    assert _listed(["tc_1"], "none") == "tc_1"
+    assert _listed([], "no tool calls") == "no tool calls"
+    assert _listed([f"tc_{i}" for i in range(1000)], "none") == (
+        "tc_0, tc_1, tc_2, tc_3, tc_4 and 995 more"
+    )

@@ -7,11 +7,11 @@ file, references to agents and tool calls, and the global ``state.json``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.jsontext import quote
+from agent_lint.jsontext import clip, quote
 from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation, facts_of
 from agent_lint.validators.indexes import UNRESOLVED_ENTRY
 
@@ -110,8 +110,18 @@ RULES = (
 )
 
 
+_LISTED = 5  # items a message names before it says how many more there are
+
+
+def _listed(items: Sequence[str], empty: str) -> str:
+    """``items`` for a message: the first few, each cut short, then a count of the rest."""
+    shown = ", ".join(clip(item) for item in items[:_LISTED]) or empty
+    rest = len(items) - _LISTED
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
 def _agents(ids: Iterable[int]) -> str:
-    return ", ".join(str(i) for i in sorted(ids)) or "none"
+    return _listed([str(i) for i in sorted(ids)], "none")
 
 
 def check_message_ids(ctx: FileContext) -> Iterator[Diagnostic]:
@@ -216,7 +226,7 @@ def _member_findings(conversation: Conversation) -> Iterator[Diagnostic]:
         for position, entry in enumerate(calls if isinstance(calls, list) else ()):
             call = entry.get("tool_call_id") if isinstance(entry, dict) else None
             if isinstance(call, str) and call not in known:
-                has = ", ".join(messages.tool_call_ids) or "no tool calls"
+                has = _listed(messages.tool_call_ids, "no tool calls")
                 yield UNKNOWN_TOOL_CALL.at(
                     meta.path,
                     f"tool_call_id {quote(call)} matches no tool call in "
