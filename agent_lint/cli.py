@@ -9,19 +9,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_lint import __version__
 
+#: ``typing`` itself costs start-up time; type checkers read this name as
+#: :data:`typing.TYPE_CHECKING`.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any, TextIO
+
     from agent_lint.diagnostics import Rule
     from agent_lint.fixer import Edit
     from agent_lint.linter import LintResult
 
-# The engine is imported by the commands that use it, so ``--version`` and ``--help``
-# start in the time of Python and argparse.
+# The engine is imported by the commands that use it, and so are pathlib, typing and
+# shutil: ``--version`` and ``--help`` start in the time of Python and argparse.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 #: The ``--output-format`` names: the keys of :data:`agent_lint.reporters.REPORTERS`.
@@ -52,16 +56,46 @@ def _codes(value: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _path(value: str) -> Path:
+    """A path argument (:mod:`pathlib` is imported once a command has paths to use)."""
+    from pathlib import Path
+
+    return Path(value)
+
+
+def _terminal_width() -> int:
+    """The width help text is wrapped to, as :func:`shutil.get_terminal_size` finds it.
+
+    ``COLUMNS``, else the terminal's width, else 80; computed here because
+    importing :mod:`shutil` (for argparse's default) costs more than the help.
+    """
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.HelpFormatter(prog, width=_terminal_width() - 2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = _Parser(
         prog="agent-lint",
         description="Validate a committed .agent/ directory of AI-agent state.",
+        formatter_class=_formatter,
     )
     parser.add_argument(
         "paths",
         nargs="*",
-        type=Path,
+        type=_path,
         metavar="PATH",
         help="repository, agent dir, or a path inside one (default: current directory)",
     )
@@ -70,13 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=OUTPUT_FORMATS,
         help="output format (default: text; github when GITHUB_ACTIONS=true)",
     )
-    parser.add_argument("--output-file", type=Path, help="write the report to this file")
+    parser.add_argument("--output-file", type=_path, help="write the report to this file")
     parser.add_argument(
-        "--sarif-file", type=Path, help="also write a SARIF 2.1.0 report to this file"
+        "--sarif-file", type=_path, help="also write a SARIF 2.1.0 report to this file"
     )
     parser.add_argument(
         "--summary-file",
-        type=Path,
+        type=_path,
         help="also append a Markdown job summary to this file (e.g. $GITHUB_STEP_SUMMARY)",
     )
     parser.add_argument(
@@ -102,13 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--baseline",
         metavar="FILE",
-        type=Path,
+        type=_path,
         help="report only findings not recorded in this baseline file",
     )
     parser.add_argument(
         "--write-baseline",
         metavar="FILE",
-        type=Path,
+        type=_path,
         help="record the current findings in this baseline file and exit 0",
     )
     parser.add_argument(
@@ -127,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list every file of the agent dir with the kind it is read as, or why not; exit",
     )
-    parser.add_argument("--config", type=Path, help="use this configuration file")
+    parser.add_argument("--config", type=_path, help="use this configuration file")
     parser.add_argument(
         "--profile",
         metavar="NAME",
@@ -171,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--print-checksum",
         metavar="FILE",
-        type=Path,
+        type=_path,
         help="print the checksum v1 a conversation handoff file should carry and exit",
     )
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
@@ -246,7 +280,7 @@ def _on_github_actions() -> bool:
 def _workspace() -> Path | None:
     """The checkout on GitHub Actions: annotations and SARIF paths are relative to it."""
     workspace = os.environ.get("GITHUB_WORKSPACE")
-    return Path(workspace) if workspace and _on_github_actions() else None
+    return _path(workspace) if workspace and _on_github_actions() else None
 
 
 def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
