@@ -351,7 +351,7 @@ def lint_paths(*args: Any, **options: Any) -> LintResult:
     return linter.lint_paths(*args, **options)
 
 
-def _lint(args: argparse.Namespace) -> LintResult:
+def _lint(args: argparse.Namespace, **replaying: Any) -> LintResult:
     return lint_paths(
         args.paths,
         args.config,
@@ -364,6 +364,7 @@ def _lint(args: argparse.Namespace) -> LintResult:
         partial=args.partial,
         new_only=args.new_only,
         profile=args.profile,
+        **replaying,
     )
 
 
@@ -380,7 +381,13 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
     if args.diff or not edits:
         return result, edits, []
     written, failed = fixer.apply(edits)
-    again = _lint(args)
+    # The findings after the fix: what the writes can change is checked again (the
+    # written files, the repo-wide checks, the gate), the other files' outcomes kept.
+    rewritten: dict[Path, set[str]] = {}
+    for edit in edits:
+        if edit.path in written:
+            rewritten.setdefault(edit.root, set()).add(edit.path)
+    again = _lint(args, replay=result, rewritten=rewritten)
     again.fixed = written
     return again, edits, failed
 
@@ -469,7 +476,7 @@ def run(args: argparse.Namespace) -> int:
     _usage(args)
     fmt = _format(args)
     known = baseline.load(args.baseline) if args.baseline is not None else None
-    result = _lint(args)
+    result = _lint(args, record=args.fix and not args.diff)
     if args.show_files:
         _write(_show_files(result), args.output_file)
         return EXIT_CLEAN
