@@ -383,10 +383,8 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
     written, failed = fixer.apply(edits)
     # The findings after the fix: what the writes can change is checked again (the
     # written files, the repo-wide checks, the gate), the other files' outcomes kept.
-    rewritten: dict[Path, set[str]] = {}
-    for edit in edits:
-        if edit.path in written:
-            rewritten.setdefault(edit.root, set()).add(edit.path)
+    done = set(written)
+    rewritten = {str(edit.root / edit.path) for edit in edits if edit.path in done}
     again = _lint(args, replay=result, rewritten=rewritten)
     again.fixed = written
     return again, edits, failed

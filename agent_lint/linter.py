@@ -11,7 +11,7 @@ import gc
 import os
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -521,6 +521,23 @@ def _locations(
         return Locations()
 
 
+def _written_in(paths: Collection[str], targets: Sequence[Target]) -> dict[Path, set[str]] | None:
+    """The written ``paths`` of each target's repository, as paths of that repository;
+    None when one of them lies in none of the targets."""
+    found: dict[Path, set[str]] = {target.root: set() for target in targets}
+    for path in paths:
+        full = os.path.realpath(path)
+        holders = []
+        for target in targets:
+            root = os.path.realpath(target.root)
+            if full.startswith(root.rstrip(os.sep) + os.sep):
+                holders.append(target.root)
+                found[target.root].add(os.path.relpath(full, root).replace(os.sep, "/"))
+        if not holders:
+            return None
+    return found
+
+
 def lint_paths(
     paths: Sequence[Path],
     explicit_config: Path | None = None,
@@ -536,7 +553,7 @@ def lint_paths(
     profile: str | None = None,
     record: bool = False,
     replay: LintResult | None = None,
-    rewritten: Mapping[Path, set[str]] | None = None,
+    rewritten: Collection[str] = (),
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -548,9 +565,10 @@ def lint_paths(
 
     With ``record``, the result keeps what each repository's pass over files
     saw (:attr:`LintResult.replays`). Given such a result as ``replay`` and
-    the files written since (``rewritten``: repository-relative paths by
-    repository root), a repository whose writes allow it is checked from
-    that record, reading only the written files (see :class:`Replay`).
+    the files written since (``rewritten``: their paths), a repository whose
+    writes allow it is checked from that record, reading only the written
+    files (see :class:`Replay`); a written file no repository of the run
+    holds makes every repository be checked afresh.
     """
     groups: dict[Path, tuple[Target, list[Path]]] = {}
     nothing: list[NoProfile] = []
@@ -580,11 +598,11 @@ def lint_paths(
         whole = resolved in (target.root.resolve(), target.agent_dir.resolve())
         entry[1].append(target.root.resolve() if whole else resolved)
     merged: LintResult | None = None
+    written = _written_in(rewritten, [target for target, _ in groups.values()])
     for key, (target, limits) in groups.items():
         whole = target.root.resolve() in limits
         request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
-        prior = replay.replays.get(key) if replay is not None else None
-        written = (rewritten or {}).get(target.root, set())
+        prior = replay.replays.get(key) if replay is not None and written is not None else None
         kept = Replay() if record else None
         result = lint_target(
             target,
@@ -594,7 +612,7 @@ def lint_paths(
             staged,
             request,
             new_only=new_only,
-            replay=prior.again(target, written) if prior is not None else None,
+            replay=prior.again(target, written[target.root]) if prior and written else None,
             record=kept,
         )
         if kept is not None:

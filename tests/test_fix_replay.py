@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from gitrepo import git
 
 from agent_lint import linter
 from agent_lint.cli import main
@@ -64,13 +65,12 @@ def _fix_then_fresh(
     return fixed, fresh, checked
 
 
-def _written(repo: Path, before: dict[str, bytes]) -> set[str]:
-    after = {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*") if p.is_file()}
-    return {path for path, data in after.items() if before.get(path) != data}
-
-
 def _files(repo: Path) -> dict[str, bytes]:
     return {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+
+
+def _written(repo: Path, before: dict[str, bytes]) -> set[str]:
+    return {path for path, data in _files(repo).items() if before.get(path) != data}
 
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
@@ -104,6 +104,12 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate(tmp_path_factory.mktemp("fix") / "repo", 400, 1).root
 
 
+@pytest.fixture
+def repo(generated: Path, tmp_path: Path) -> Path:
+    """A copy of the generated repository to fix."""
+    return Path(shutil.copytree(generated, tmp_path / "repo"))
+
+
 def _stale(repo: Path, count: int) -> list[str]:
     """Make ``count`` state.json files stale (their latest turn one behind)."""
     states = sorted(repo.glob(".agent/conversations/*/handoffs/state.json"))[-count:]
@@ -115,13 +121,8 @@ def _stale(repo: Path, count: int) -> list[str]:
 
 
 def test_fix_on_a_generated_repository_reads_only_what_it_wrote(
-    generated: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = tmp_path / "repo"
-    shutil.copytree(generated, repo)
     stale = _stale(repo, 3)
     fixed, fresh, checked = _fix_then_fresh(repo, capsys, monkeypatch)
     assert fixed == fresh
@@ -133,13 +134,8 @@ def test_fix_on_a_generated_repository_reads_only_what_it_wrote(
 
 
 def test_a_fix_that_creates_a_file_checks_everything_again(
-    generated: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = tmp_path / "repo"
-    shutil.copytree(generated, repo)
     [missing] = _stale(repo, 1)
     (repo / missing).unlink()
     fixed, fresh, checked = _fix_then_fresh(repo, capsys, monkeypatch)
@@ -149,15 +145,8 @@ def test_a_fix_that_creates_a_file_checks_everything_again(
 
 
 def test_fix_and_new_only_report_what_a_fresh_run_reports(
-    generated: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gitrepo import git
-
-    repo = tmp_path / "repo"
-    shutil.copytree(generated, repo)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "agent state")
