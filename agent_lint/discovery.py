@@ -27,6 +27,8 @@ from agent_lint.validators import storage
 #: The default of the ``max-file-bytes`` limit.
 MAX_FILE_BYTES = LIMITS["max-file-bytes"].default
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
+#: agent-lint's cache folder at the repository root (see :mod:`agent_lint.cache`).
+CACHE_DIR = ".agent_lint_cache"
 
 
 @dataclass(frozen=True)
@@ -349,8 +351,8 @@ def _visit(
     except OSError as exc:
         yield Entry(full, relpath, _unreadable(repo_path, "entry", exc), unread=True)
         return
-    if is_dir and name in _SKIP_DIRS:
-        return
+    if is_dir and (name in _SKIP_DIRS or repo_path == CACHE_DIR):
+        return  # agent-lint's own cache is no part of a store kept at the repository root
     unportable = storage.unportable_name(repo_path, name)
     if unportable is not None:
         yield Entry(full, relpath, unportable)

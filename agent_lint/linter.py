@@ -18,6 +18,7 @@ from pathlib import Path
 from agent_lint import fixer, gitgate, gittree
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
+from agent_lint.cache import Cache, RunCache, Span, content_digest
 from agent_lint.config import ConfigError, Limits, load_config
 from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
@@ -100,6 +101,7 @@ def lint_target(
     fs: FileSystem = DISK,
     history: Origins | None = None,
     positions: bool = True,
+    cache: Cache | None = None,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
@@ -118,7 +120,9 @@ def lint_target(
     itself is linted); ``history`` tells where the paths of append-only
     records are checked (by default, git's history of the work tree). Without
     ``positions``, findings that carry only a JSON pointer are placed at 1:1
-    (files are not read again to place them).
+    (files are not read again to place them). With ``cache``, a file whose
+    outcome is kept for its content is not checked again (see
+    :mod:`agent_lint.cache`); the output is the same.
     """
     base = base or target.config.base
     if staged and not base:
@@ -132,7 +136,17 @@ def lint_target(
     gc.set_threshold(*RUN_GC_THRESHOLD)
     try:
         return _lint_target(
-            target, only, unsafe_fixes, base, staged, gate, new_only, fs, history or own, positions
+            target,
+            only,
+            unsafe_fixes,
+            base,
+            staged,
+            gate,
+            new_only,
+            fs,
+            history or own,
+            positions,
+            cache,
         )
     finally:
         gc.set_threshold(*collector)
@@ -151,12 +165,15 @@ def _lint_target(
     fs: FileSystem,
     history: Origins | None,
     positions: bool,
+    cache: Cache | None = None,
 ) -> LintResult:
     config = target.config
     profile = extend(profile_for(target), config.kinds)
     schemas = SchemaStore(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
+    stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
+    digests: dict[str, str] = {}  # content hashes of the files read, for the cache
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(
@@ -217,9 +234,16 @@ def _lint_target(
             if match is not None:
                 index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
-        checked = check_file(
-            profile, config, schemas, file_checks, path, entry.relpath, match, raw, yaml_spent
-        )
+        checked = None
+        if stored is not None:
+            digests[path] = digest = content_digest(raw)
+            checked = stored.get(path, digest, yaml_spent)
+        if checked is None:
+            checked = check_file(
+                profile, config, schemas, file_checks, path, entry.relpath, match, raw, yaml_spent
+            )
+            if stored is not None:
+                stored.put(path, digests[path], yaml_spent, checked)
         yaml_spent = checked.yaml_spent
         formats[path] = (fmt, entry.path, checked.parsed)
         result.files_checked += 1
@@ -279,17 +303,23 @@ def _lint_target(
     ]
     if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
+    places = (stored, digests) if stored is not None else None
     result.diagnostics = sorted(
-        _locate(kept_findings, formats if positions else {}, limits, fs), key=Diagnostic.sort_key
+        _locate(kept_findings, formats if positions else {}, limits, fs, places),
+        key=Diagnostic.sort_key,
     )
     result.indexes.append(index)
     if new_only:
-        _leave_out_pre_existing(result, target, only, located)
+        _leave_out_pre_existing(result, target, only, located, cache)
     return result
 
 
 def _leave_out_pre_existing(
-    result: LintResult, target: Target, only: Sequence[Path], located: gitgate.Located | None
+    result: LintResult,
+    target: Target,
+    only: Sequence[Path],
+    located: gitgate.Located | None,
+    cache: Cache | None = None,
 ) -> None:
     """``--new-only``: drop the findings the merge-base already has, and count them.
 
@@ -309,7 +339,9 @@ def _leave_out_pre_existing(
         tree = gittree.base_tree(session, located.merge_base)
         if tree.lexists(str(target.agent_dir)):  # else the change adds the agent dir
             history = gittree.RecordHistory(target, session=session, reference=located.merge_base)
-            at_base = lint_target(target, only, fs=tree, history=history, positions=False)
+            at_base = lint_target(
+                target, only, fs=tree, history=history, positions=False, cache=cache
+            )
             known.update(fingerprint(d) for d in at_base.diagnostics)
     except GitError as exc:
         raise ConfigError(f"--new-only cannot read the merge-base: {exc}") from exc
@@ -365,11 +397,14 @@ def _locate(
     formats: dict[str, tuple[Format, str, bool]],
     limits: Limits,
     fs: FileSystem = DISK,
+    places: tuple[RunCache, dict[str, str]] | None = None,
 ) -> list[Diagnostic]:
     """Fill in line and column for findings that carry only a JSON pointer.
 
     Each file with such findings is read again; in a JSON file that parsed,
-    only the places of its findings' pointers are computed.
+    only the places of its findings' pointers are computed. With ``places``
+    (a run cache and the content hashes of the files read), places kept for
+    a file's content are taken from the cache, and new ones kept there.
     """
     pending: dict[str, list[Diagnostic]] = defaultdict(list)
     located: list[Diagnostic] = []
@@ -381,18 +416,44 @@ def _locate(
         else:
             located.append(diagnostic)
     for path, items in pending.items():
-        fmt, full, parsed = formats[path]
-        wanted = [(d.pointer, d.target) for d in items] if parsed else None
-        locations = _locations(path, fmt, full, limits, fs, wanted)
-        for diagnostic in items:
-            span = locations.find(diagnostic.pointer, diagnostic.target)
-            if span is None:
-                located.append(diagnostic.with_position(1, 1, None, None))
-            else:
-                located.append(
-                    diagnostic.with_position(span.line, span.column, span.end_line, span.end_column)
+        spans = _kept_spans(places, path, items)
+        if spans is None:
+            fmt, full, parsed = formats[path]
+            wanted = [(d.pointer, d.target) for d in items] if parsed else None
+            locations = _locations(path, fmt, full, limits, fs, wanted)
+            spans = []
+            for diagnostic in items:
+                span = locations.find(diagnostic.pointer, diagnostic.target)
+                spans.append(
+                    None
+                    if span is None
+                    else (span.line, span.column, span.end_line, span.end_column)
                 )
+            _keep_spans(places, path, items, spans)
+        for diagnostic, place in zip(items, spans):
+            located.append(diagnostic.with_position(*(place or (1, 1, None, None))))
     return located
+
+
+def _kept_spans(
+    places: tuple[RunCache, dict[str, str]] | None, path: str, items: list[Diagnostic]
+) -> list[Span | None] | None:
+    """The places of ``items`` in ``path`` from the cache, or None unless all are kept."""
+    if places is None or path not in places[1]:
+        return None
+    stored, digests = places
+    return stored.spans(path, digests[path], [(d.pointer, d.target) for d in items])
+
+
+def _keep_spans(
+    places: tuple[RunCache, dict[str, str]] | None,
+    path: str,
+    items: list[Diagnostic],
+    spans: list[Span | None],
+) -> None:
+    if places is not None and path in places[1]:
+        stored, digests = places
+        stored.put_spans(path, digests[path], [(d.pointer, d.target) for d in items], spans)
 
 
 def _locations(
@@ -433,6 +494,7 @@ def lint_paths(
     partial: bool = False,
     new_only: bool = False,
     profile: str | None = None,
+    cache: Cache | None = None,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -441,6 +503,7 @@ def lint_paths(
     several repositories are merged, their paths relative to the first root.
     ``profile`` (``--profile``) names the profile; by default it is detected.
     A path where no profile's markers match is a notice, not an error.
+    ``cache`` keeps per-file outcomes between runs (the caller saves it).
     """
     groups: dict[Path, tuple[Target, list[Path]]] = {}
     nothing: list[NoProfile] = []
@@ -481,6 +544,7 @@ def lint_paths(
             staged,
             request,
             new_only=new_only,
+            cache=cache,
         )
         if merged is None:
             merged = result
