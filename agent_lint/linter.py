@@ -430,7 +430,7 @@ def _locate(
                     else (span.line, span.column, span.end_line, span.end_column)
                 )
             _keep_spans(places, path, items, spans)
-        for diagnostic, place in zip(items, spans):
+        for diagnostic, place in zip(items, spans, strict=True):
             located.append(diagnostic.with_position(*(place or (1, 1, None, None))))
     return located
 

@@ -9,7 +9,6 @@ compare the whole output. Hostile tests forge, corrupt and redirect the cache.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from decimal import Decimal
@@ -64,9 +63,7 @@ def repo(generated: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def lint(
-    capsys: pytest.CaptureFixture[str], *args: str, fmt: str = "json"
-) -> tuple[int, str, str]:
+def lint(capsys: pytest.CaptureFixture[str], *args: str, fmt: str = "json") -> tuple[int, str, str]:
     """Run the command line; its exit code, stdout and stderr."""
     code = cli.main(["--output-format", fmt, *args])
     out, err = capsys.readouterr()
@@ -227,9 +224,7 @@ def test_positions_are_kept(repo: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_yaml_budget_is_charged_in_order(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
-    yaml_files = sorted(
-        (p for p in (repo / ".agent").rglob("*.yaml")), key=lambda p: p.as_posix()
-    )
+    yaml_files = sorted((p for p in (repo / ".agent").rglob("*.yaml")), key=lambda p: p.as_posix())
     sizes = [p.stat().st_size for p in yaml_files]
     budget = sum(sizes[:3]) + 1
     (repo / ".agent-lint.toml").write_text(
@@ -389,8 +384,10 @@ def test_key_is_private_and_folder_is_ignored_by_git(
     assert len(key_path().read_bytes()) == 32
     folder = repo / DEFAULT_DIR
     assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
-    assert (folder / "CACHEDIR.TAG").read_bytes().startswith(
-        b"Signature: 8a477f597d28d172789f06886806bc55"
+    assert (
+        (folder / "CACHEDIR.TAG")
+        .read_bytes()
+        .startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
     )
 
 

@@ -352,7 +352,7 @@ class RunCache:
         kept = self._spans_of(path, digest)
         if kept is None:
             return
-        for (pointer, target), span in zip(wanted, spans):
+        for (pointer, target), span in zip(wanted, spans, strict=True):
             kept[f"{pointer}\0{target}"] = None if span is None else list(span)
         self._used[digest + path].spans_text = None
         self._changed = True

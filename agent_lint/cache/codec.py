@@ -117,7 +117,7 @@ class _Plan(NamedTuple):
 
     kind: str
     items: tuple[_Plan, ...] = ()
-    index: int = -1
+    row: int = -1
 
 
 Decoder = Callable[[Any], Any]
@@ -155,9 +155,7 @@ class Codec:
         self._arity = [len(_fields(cls) or ()) for cls in self.types]
         self._names = [_fields(cls) or () for cls in self.types]
         self._by_name = {cls.__qualname__: cls for cls in self.types}
-        self._rows: list[tuple[list[_Plan], bool]] = [
-            self._row_plan(cls) for cls in self.types
-        ]
+        self._rows: list[tuple[list[_Plan], bool]] = [self._row_plan(cls) for cls in self.types]
         self._row_decoders: list[Decoder] = []
         self._row_decoders.extend(self._row_decoder(n) for n in range(len(self.types)))
 
@@ -207,7 +205,7 @@ class Codec:
                 return _Plan("any")
         cls = self._by_name.get(note)
         if cls is not None:
-            return _Plan("row", index=self._type_index[cls])
+            return _Plan("row", row=self._type_index[cls])
         return _Plan("any")
 
     def _encode_row(self, index: int, value: Any, depth: int) -> list[Any]:
@@ -216,7 +214,7 @@ class Codec:
             items: Iterable[Any] = value
         else:
             items = (getattr(value, name) for name in self._names[index])
-        return [self._encode_as(plan, item, depth) for plan, item in zip(plans, items)]
+        return [self._encode_as(plan, item, depth) for plan, item in zip(plans, items, strict=True)]
 
     def _encode_as(self, plan: _Plan, value: Any, depth: int) -> Any:
         """``value`` written by ``plan``; :class:`Unencodable` when it does not fit it."""
@@ -230,16 +228,18 @@ class Codec:
         if kind == "optional":
             return None if value is None else self._encode_as(plan.items[0], value, depth)
         if kind == "row":
-            if type(value) is not self.types[plan.index]:
+            if type(value) is not self.types[plan.row]:
                 raise Unencodable(f"a {type(value).__name__} where another type was declared")
-            return self._encode_row(plan.index, value, depth + 1)
+            return self._encode_row(plan.row, value, depth + 1)
         container = list if kind == "list-of" else tuple
         if type(value) is not container or depth > 200:
             raise Unencodable(f"a {type(value).__name__} where a {container.__name__} was declared")
         if kind == "fixed":
             if len(value) != len(plan.items):
                 raise Unencodable("a tuple of another length than declared")
-            return [self._encode_as(p, v, depth + 1) for p, v in zip(plan.items, value)]
+            return [
+                self._encode_as(p, v, depth + 1) for p, v in zip(plan.items, value, strict=True)
+            ]
         inner = plan.items[0]
         return [self._encode_as(inner, item, depth + 1) for item in value]
 
@@ -272,7 +272,7 @@ class Codec:
                 raise wrong()
             if scalars and not _PRIMITIVES.issuperset(type(fields[n]) for n in scalars):
                 raise wrong()
-            return cls(*[v if d is None else d(v) for d, v in zip(decoders, fields)])
+            return cls(*[v if d is None else d(v) for d, v in zip(decoders, fields, strict=True)])
 
         return row
 
@@ -285,7 +285,7 @@ class Codec:
             return self._decode
         rows = self._row_decoders
         if kind == "row":
-            index = plan.index
+            index = plan.row
             return lambda value: rows[index](value)
         if kind == "optional":
             inner = self._decoder(plan.items[0])
@@ -312,7 +312,9 @@ class Codec:
             def fixed(value: Any) -> Any:
                 if type(value) is not list or len(value) != size:
                     raise CacheFormatError("a tuple of another length")
-                return tuple([_scalar(v) if d is None else d(v) for d, v in zip(parts, value)])
+                return tuple(
+                    [_scalar(v) if d is None else d(v) for d, v in zip(parts, value, strict=True)]
+                )
 
             return fixed
         make = list if kind == "list-of" else tuple
@@ -326,7 +328,7 @@ class Codec:
 
             return scalars
         if item.kind == "row":
-            index = item.index
+            index = item.row
 
             def objects(value: Any) -> Any:
                 if type(value) is not list:

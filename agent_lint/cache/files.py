@@ -13,6 +13,7 @@ on without a cache, never an error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import stat
@@ -192,10 +193,8 @@ def _open_below(base: str, names: list[str]) -> CacheDir:
         for name in names:
             if name in ("", ".", ".."):
                 raise Unavailable(f"cannot keep the cache in {os.path.join(base, *names)}")
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.mkdir(name, 0o755, dir_fd=fd)
-            except FileExistsError:
-                pass
             try:
                 inner = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
             except OSError as exc:
@@ -220,10 +219,8 @@ def _check_below(base: str, names: list[str]) -> CacheDir:
         if name in ("", ".", ".."):
             raise Unavailable(f"cannot keep the cache in {os.path.join(base, *names)}")
         path = os.path.join(path, name)
-        try:
+        with contextlib.suppress(FileExistsError):
             os.mkdir(path, 0o755)
-        except FileExistsError:
-            pass
         info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode) or _is_junction(path):
             raise Unavailable(f"{path} is a symbolic link; not used")
