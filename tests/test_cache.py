@@ -23,6 +23,8 @@ from agent_lint.cache import codec
 from agent_lint.cache.files import DEFAULT_DIR, key_path
 from benchmarks.generate import generate
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
 
 @pytest.fixture(autouse=True)
 def cache_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -424,19 +426,13 @@ def test_cache_at_the_root_of_a_store_is_not_walked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A store kept at the repository root (Astrion's) never sees the cache as its own file."""
-    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
-    roots = [
-        p.parent
-        for p in fixtures.rglob("state.json")
-        if (p.parent / "conversations").is_dir() and p.parent.name != ".astrion"
-    ]
-    if not roots:
-        pytest.skip("no store kept at a repository root among the fixtures")
     store = tmp_path / "store"
-    shutil.copytree(roots[0], store)
+    shutil.copytree(FIXTURES / "astrion" / "valid" / ".astrion", store)
     cold = lint(capsys, "--no-cache", "--show-files", str(store), fmt="text")
+    assert "state.json" in cold[1]
     lint(capsys, str(store))
     assert (store / DEFAULT_DIR).is_dir()
+    assert DEFAULT_DIR not in cold[1]
     assert lint(capsys, "--show-files", str(store), fmt="text") == cold
 
 
@@ -495,9 +491,6 @@ def test_codec_refuses_unexpected_shapes(value: Any) -> None:
         _codec().decode(value)
 
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
 @pytest.mark.parametrize(
     "fixture",
     sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("*/*") if p.is_dir()),
@@ -530,3 +523,33 @@ def test_every_fixture_warm_equals_cold_and_is_kept_whole(
     checks.clear()
     assert lint(capsys, str(copy)) == cold
     assert checks == []
+
+
+# --- --base and --new-only ---------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_new_only_lints_the_merge_base_from_the_same_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    """The merge-base's tree is served by content too; the gate's findings are the same."""
+    from gitrepo import git, make_repo
+
+    repo = make_repo(tmp_path, "valid")
+    git(repo, "checkout", "-q", "-b", "change")
+    handoff = sorted(repo.glob(".agent/conversations/*/handoffs/H-*.json"))[0]
+    data = json.loads(handoff.read_text())
+    data["reason"] = "rewritten after the merge"
+    handoff.write_text(json.dumps(data, indent=2) + "\n")
+    decision = sorted(repo.glob(".agent/decisions/D-*.json"))[0]
+    decision.write_text(decision.read_text() + "\n")
+    args = ("--base", "main", "--new-only", str(repo))
+    cold = lint(capsys, "--no-cache", *args)
+    assert any(code.startswith("AL6") for code in codes(cold[1]))
+    assert lint(capsys, *args) == cold
+    checks.clear()
+    assert lint(capsys, *args) == cold
+    assert checks == []  # both trees served from the cache
+    assert lint(capsys, "--base", "main", str(repo))[1] == lint(
+        capsys, "--no-cache", "--base", "main", str(repo)
+    )[1]
