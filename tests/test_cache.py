@@ -550,6 +550,7 @@ def test_new_only_lints_the_merge_base_from_the_same_cache(
     checks.clear()
     assert lint(capsys, *args) == cold
     assert checks == []  # both trees served from the cache
-    assert lint(capsys, "--base", "main", str(repo))[1] == lint(
-        capsys, "--no-cache", "--base", "main", str(repo)
-    )[1]
+    assert (
+        lint(capsys, "--base", "main", str(repo))[1]
+        == lint(capsys, "--no-cache", "--base", "main", str(repo))[1]
+    )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
 import re
@@ -74,7 +75,7 @@ KEEP_DOCUMENTS = 8
 #: A temporary file older than this was left by a run that was killed.
 STALE_TEMPORARY_SECONDS = 3600
 #: The libraries whose behaviour shapes findings (parsing, schema messages).
-_LIBRARIES = ("jsonschema", "jsonschema-rs", "ruamel.yaml", "PyYAML")
+_LIBRARIES = ("jsonschema", "jsonschema_rs", "ruamel.yaml", "yaml")
 _NOT_KEPT = object()
 
 Span = tuple[int, int, int | None, int | None]
@@ -107,14 +108,28 @@ def _code_fingerprint() -> str:
 
 
 def _library_versions() -> str:
-    from importlib import metadata
+    """Where the parsing and schema libraries are installed, and when: an upgrade changes it.
 
+    Asking package metadata for versions costs a scan of every installed
+    distribution (a quarter of a second on a large environment); the file
+    each library is loaded from, its size and time, change with every install.
+    """
     found = []
     for name in _LIBRARIES:
+        module = sys.modules.get(name)
+        origin = getattr(module, "__file__", None)
+        if origin is None:
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                spec = None
+            origin = spec.origin if spec is not None else None
         try:
-            found.append(f"{name}={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name}=none")
+            info = os.stat(origin) if origin else None
+        except OSError:
+            info = None
+        stamp = f"{info.st_size}:{info.st_mtime_ns}" if info is not None else "none"
+        found.append(f"{name}={origin}:{stamp}")
     return ",".join(found)
 
 
@@ -196,6 +211,9 @@ class RunCache:
         self._yaml_document = config.limits.max_yaml_bytes
         self._loaded: dict[str, list[bytes]] = {}
         self._used: dict[str, _Entry] = {}
+        from agent_lint.filestep import FileOutcome
+
+        self._outcome = FileOutcome
         self._changed = False
 
     # --- reading and writing the document ------------------------------------------------------
@@ -270,8 +288,6 @@ class RunCache:
         entry serves only when the YAML it charged still fits in the budget.
         Every call decodes the entry afresh: no two runs share a value.
         """
-        from agent_lint.filestep import FileOutcome
-
         name = digest + path
         entry = self._used.get(name)
         try:
@@ -285,7 +301,7 @@ class RunCache:
             if yaml_spent + entry.charge > self._yaml_total:
                 return None
             outcome = self._codec.decode(json.loads(entry.outcome))
-            if type(outcome) is not FileOutcome:
+            if type(outcome) is not self._outcome:
                 raise CacheFormatError("an entry does not hold a file's outcome")
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()

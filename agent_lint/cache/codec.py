@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
+import operator
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -121,6 +123,10 @@ class _Plan(NamedTuple):
 
 
 Decoder = Callable[[Any], Any]
+
+
+def _build(cls: type, values: list[Any]) -> Any:
+    return cls(*values)
 
 
 def _scalar(value: Any) -> Any:
@@ -248,6 +254,7 @@ class Codec:
         cls, arity = self.types[index], self._arity[index]
         plans, plain = self._rows[index]
         name = type_name(cls)
+        build = functools.partial(_build, cls)
 
         def wrong() -> CacheFormatError:
             return CacheFormatError(f"wrong fields for {name}")
@@ -261,18 +268,21 @@ class Codec:
                     or not _PRIMITIVES.issuperset(map(type, fields))
                 ):
                     raise wrong()
-                return cls(*fields)
+                return build(fields)
 
             return plain_row
         decoders = [self._decoder(plan) for plan in plans]
         scalars = [n for n, plan in enumerate(plans) if plan.kind == "json"]
+        pick = operator.itemgetter(*scalars) if len(scalars) > 1 else None
 
         def row(fields: Any) -> Any:
             if type(fields) is not list or len(fields) != arity:
                 raise wrong()
-            if scalars and not _PRIMITIVES.issuperset(type(fields[n]) for n in scalars):
+            if pick is not None and not _PRIMITIVES.issuperset(map(type, pick(fields))):
                 raise wrong()
-            return cls(*[v if d is None else d(v) for d, v in zip(decoders, fields, strict=True)])
+            if len(scalars) == 1 and type(fields[scalars[0]]) not in _PRIMITIVES:
+                raise wrong()
+            return build([v if d is None else d(v) for d, v in zip(decoders, fields, strict=True)])
 
         return row
 
