@@ -8,6 +8,8 @@ compare the whole output. Hostile tests forge, corrupt and redirect the cache.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import shutil
 from collections.abc import Iterator
@@ -94,6 +96,19 @@ def entries(root: Path) -> list[str]:
     """The names (content hash and path) of the latest document's entries."""
     lines = document(root).read_bytes().split(b"\n")[2:-1]
     return [json.loads(line.split(b"\t")[0]) for line in lines]
+
+
+def primed(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[tuple[int, str, str], Path]:
+    """A cold run's result, after which a warm run has written the cache document."""
+    cold = lint(capsys, "--no-cache", str(root))
+    lint(capsys, str(root))
+    return cold, document(root)
+
+
+def sign(path: Path, body: bytes, key: bytes) -> None:
+    """Write a cache document of ``body`` with its HMAC under ``key``."""
+    mac = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
+    path.write_bytes(b"agent-lint-cache 1 " + mac + b"\n" + body)
 
 
 def codes(report: str) -> list[str]:
@@ -264,9 +279,7 @@ def _corrupt_ways(raw: bytes) -> Iterator[tuple[str, bytes]]:
 def test_corrupt_cache_files_are_ignored_and_rewritten(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
-    cold = lint(capsys, "--no-cache", str(repo))
-    lint(capsys, str(repo))
-    path = document(repo)
+    cold, path = primed(capsys, repo)
     good = path.read_bytes()
     for name, data in _corrupt_ways(good):
         path.write_bytes(data)
@@ -279,12 +292,10 @@ def test_corrupt_cache_files_are_ignored_and_rewritten(
 
 
 def test_forged_entry_with_a_foreign_key_hides_nothing(
-    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str], tmp_path: Path
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     """A change commits a cache whose entries claim its broken files are clean."""
-    cold = lint(capsys, "--no-cache", str(repo))
-    lint(capsys, str(repo))
-    path = document(repo)
+    cold, path = primed(capsys, repo)
     lines = path.read_bytes().split(b"\n")
     header = lines[1]
     body_lines = []
@@ -295,11 +306,7 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
         body_lines.append(b"\t".join([name, charge, json.dumps(decoded).encode(), spans]))
     body = header + b"\n" + b"".join(line + b"\n" for line in body_lines)
     # Signed with the forger's own key (the real one never leaves the user's cache folder).
-    import hashlib
-    import hmac
-
-    mac = hmac.new(b"k" * 32, body, hashlib.sha256).hexdigest().encode()
-    path.write_bytes(b"agent-lint-cache 1 " + mac + b"\n" + body)
+    sign(path, body, b"k" * 32)
     checks.clear()
     assert lint(capsys, str(repo)) == cold
     assert len(checks) > 100
@@ -309,19 +316,11 @@ def test_wrong_shape_inside_a_valid_mac_is_not_a_traceback(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     """Even a document signed with the right key is read field by field."""
-    cold = lint(capsys, "--no-cache", str(repo))
-    lint(capsys, str(repo))
-    path = document(repo)
+    cold, path = primed(capsys, repo)
     lines = path.read_bytes().split(b"\n")
     name, charge, _, spans = lines[2].split(b"\t")
     lines[2] = b"\t".join([name, charge, b'{"c": [0, "not", "an", "outcome"]}', spans])
-    body = b"\n".join(lines[1:])
-    import hashlib
-    import hmac
-
-    key = key_path().read_bytes()
-    mac = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
-    path.write_bytes(b"agent-lint-cache 1 " + mac + b"\n" + body)
+    sign(path, b"\n".join(lines[1:]), key_path().read_bytes())
     assert lint(capsys, str(repo)) == cold
     checks.clear()
     assert lint(capsys, str(repo)) == cold
