@@ -233,30 +233,39 @@ class RunCache:
             self._loaded = {}
             self._changed = True
 
-    def _mac(self, body: bytes) -> bytes:
+    def _mac(self, body: bytes | memoryview) -> bytes:
         return hmac.new(self._key, body, hashlib.sha256).hexdigest().encode("ascii")
 
     def _header(self) -> bytes:
         return _dump({"format": FORMAT, "run": self.run, **self._codec.table}) + b"\n"
 
     def _parse(self, data: bytes) -> dict[str, list[bytes]]:
-        first, newline, body = data.partition(b"\n")
-        fields = first.split(b" ")
-        if not newline or len(fields) != 3 or fields[0] != _MAGIC or fields[1] != b"%d" % FORMAT:
+        """The entries of a document, by name; each line is split, none is parsed yet.
+
+        The document is read in place (a large cache is not copied whole again).
+        """
+        first = data.find(b"\n")
+        fields = data[: max(first, 0)].split(b" ")
+        if first < 0 or len(fields) != 3 or fields[0] != _MAGIC or fields[1] != b"%d" % FORMAT:
             raise CacheFormatError("not an agent-lint cache document of this format")
-        if not hmac.compare_digest(fields[2], self._mac(body)):
+        with memoryview(data) as view:
+            mac = self._mac(view[first + 1 :])
+        if not hmac.compare_digest(fields[2], mac):
             raise CacheFormatError("the document's MAC does not match")
-        header, newline, lines = body.partition(b"\n")
-        if not newline or header + newline != self._header():
+        header = self._header()
+        start = first + 1 + len(header)
+        if data[first + 1 : start] != header:
             raise CacheFormatError("another format, run key or set of types")
         entries: dict[str, list[bytes]] = {}
-        for line in lines.split(b"\n")[:-1] if lines else ():
-            parts = line.split(b"\t")
+        while start < len(data):
+            end = data.find(b"\n", start)
+            if end < 0:
+                raise CacheFormatError("a document ends with a newline")
+            parts = data[start:end].split(b"\t")
             if len(parts) != 4:
                 raise CacheFormatError("an entry is four JSON texts separated by tabs")
             entries[_name(parts[0])] = parts
-        if lines and not lines.endswith(b"\n"):
-            raise CacheFormatError("a document ends with a newline")
+            start = end + 1
         return entries
 
     def save(self) -> None:

@@ -27,8 +27,8 @@ DEFAULT_DIR = ".agent_lint_cache"
 DIR_VARIABLE = "AGENT_LINT_CACHE_DIR"
 OFF_VARIABLE = "AGENT_LINT_NO_CACHE"
 KEY_BYTES = 32
-#: The largest cache file read (a 100,000-record repository writes about a tenth of this).
-MAX_CACHE_BYTES = 1 << 30
+#: The largest cache file read (a 100,000-record repository writes about a fifth of this).
+MAX_CACHE_BYTES = 512 << 20
 GITIGNORE = b"# Written by agent-lint: its cache is never committed.\n*\n"
 #: https://bford.info/cachedir/: backup tools skip a folder holding this file.
 CACHEDIR_TAG = (
