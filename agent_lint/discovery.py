@@ -218,8 +218,8 @@ class Entry:
     dir (POSIX form; ``""`` for the agent dir itself). ``unread`` marks a file
     that exists but is not read: with a problem (a special file, an escaping
     link, a file too large or unreadable), or without one for a file under a
-    linked folder (the link is the problem). Such a file is present for the checks that ask whether it
-    exists.
+    linked folder (the link is the problem). Such a file is present for the
+    checks that ask whether it exists.
     """
 
     path: str

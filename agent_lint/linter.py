@@ -52,6 +52,7 @@ from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
 from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
+from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
@@ -250,7 +251,7 @@ def _lint_target(
         # must not turn the gate off.
         request = gate or gitgate.Request(base, staged)
         outcome = gitgate.run(target, replace(request, base=base, staged=staged))
-        found.extend(outcome.findings)
+        found.extend(diagnose_gate(problem) for problem in outcome.problems)
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
