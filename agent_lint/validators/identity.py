@@ -217,9 +217,11 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
             continue
         owners.sort(key=lambda owner: (owner.path, owner.pointer))
         first = owners[0]
+        namespace = index.namespaces.get(first.namespace)
+        part = namespace.unique_within if namespace is not None else ""
+        scope_text = f" in {part}" if part else ""
         for other in owners[1:]:
             where = f"{first.path} at {first.pointer}" if first.path == other.path else first.path
-            scope_text = " in the same mission" if other.namespace == "milestone" else ""
             yield DUPLICATE_ID.at(
                 other.path,
                 f"{other.title} id {quote(value)} is already used by {where}{scope_text}",
