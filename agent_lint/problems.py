@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 
 class ParseIssue(str, enum.Enum):
@@ -64,21 +65,6 @@ class EntryIssue(str, enum.Enum):
     AGENT_DIR_OUTSIDE = "agent-dir-outside-repository"
 
 
-@dataclass(frozen=True)
-class EntryProblem:
-    """One problem of one entry of the store (a file, a folder, a link, the store itself).
-
-    ``path`` is the entry's repository path (POSIX form); ``line``/``column``
-    (1-based) are set when the finding is about the entry as a whole.
-    """
-
-    issue: EntryIssue
-    path: str
-    message: str
-    line: int | None = None
-    column: int | None = None
-
-
 class GateIssue(str, enum.Enum):
     """What a change did to an append-only or write-once file of the merge-base."""
 
@@ -95,17 +81,26 @@ class GateIssue(str, enum.Enum):
     NOT_COMPARED = "handoff-not-compared"
 
 
-@dataclass(frozen=True)
-class GateProblem:
-    """One problem of the change at one path, in words naming the merge-base's commits.
+IssueT = TypeVar("IssueT", EntryIssue, GateIssue)
 
-    ``path`` is as the run reports it (relative to the repository root);
-    ``line`` is where the file first differs, 1 when the finding is about the
-    file or folder as a whole.
+
+@dataclass(frozen=True)
+class Problem(Generic[IssueT]):
+    """One problem at one path: what (the issue), the words that say it, and where.
+
+    ``path`` is the repository path the finding names (POSIX form);
+    ``line``/``column`` (1-based) are set when it is about the file, folder or
+    link as a whole (1:1) or a line of it (where a merged file first differs).
     """
 
-    issue: GateIssue
+    issue: IssueT
     path: str
     message: str
-    line: int = 1
-    column: int = 1
+    line: int | None = None
+    column: int | None = None
+
+
+#: A problem the walk met at an entry of the store (a file, a folder, a link, the store).
+EntryProblem = Problem[EntryIssue]
+#: A problem of the change the append-only gate found, in words naming the base's commits.
+GateProblem = Problem[GateIssue]

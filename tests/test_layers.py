@@ -105,7 +105,7 @@ def test_every_typed_problem_has_the_rule_of_its_name():
         finding = files.diagnose_entry(EntryProblem(issue, "p", "m"))
         assert finding.code == by_name[issue.value].code, issue
     for gate_issue in GateIssue:
-        finding = history.diagnose(GateProblem(gate_issue, "p", "m", line=3))
+        finding = history.diagnose(GateProblem(gate_issue, "p", "m", line=3, column=1))
         assert (finding.code, finding.line, finding.column) == (
             by_name[gate_issue.value].code,
             3,

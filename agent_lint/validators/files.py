@@ -10,7 +10,7 @@ typed problems (:mod:`agent_lint.problems`); :func:`diagnose` and
 from __future__ import annotations
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
-from agent_lint.problems import EntryIssue, EntryProblem, ParseIssue, ParseProblem
+from agent_lint.problems import EntryIssue, EntryProblem, GateProblem, ParseIssue, ParseProblem
 from agent_lint.validators import storage
 
 INVALID_JSON = Rule(
@@ -178,6 +178,9 @@ _BY_ENTRY_ISSUE: dict[EntryIssue, Rule] = {
 
 def diagnose_entry(problem: EntryProblem) -> Diagnostic:
     """The finding a problem the walk met at an entry of the store is (AL007-AL010, AL7xx)."""
-    return _BY_ENTRY_ISSUE[problem.issue].at(
-        problem.path, problem.message, line=problem.line, column=problem.column
-    )
+    return finding(_BY_ENTRY_ISSUE[problem.issue], problem)
+
+
+def finding(rule: Rule, problem: EntryProblem | GateProblem) -> Diagnostic:
+    """``problem`` as a finding of ``rule``, in its words and at its place."""
+    return rule.at(problem.path, problem.message, line=problem.line, column=problem.column)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.problems import GateIssue, GateProblem
+from agent_lint.validators.files import finding
 
 #: Append-only files, relative to the agent dir: ``(pattern, what it is)``.
 #: ``<C>`` is a conversation folder, ``<M>`` a mission folder.
@@ -204,6 +205,4 @@ _BY_ISSUE: dict[GateIssue, Rule] = {
 
 def diagnose(problem: GateProblem) -> Diagnostic:
     """The finding (AL6xx) a problem the append-only gate found in the change is."""
-    return _BY_ISSUE[problem.issue].at(
-        problem.path, problem.message, line=problem.line, column=problem.column
-    )
+    return finding(_BY_ISSUE[problem.issue], problem)
