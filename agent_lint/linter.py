@@ -45,14 +45,16 @@ from agent_lint.positions import (
     locate_json_pointers,
     locate_yaml,
 )
+from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.rules import rules_by_code
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
-from agent_lint.validators.files import UNREADABLE
+from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
-from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, NAME_COLLISION, SYMLINK_INSIDE
+from agent_lint.validators.history import diagnose as diagnose_gate
+from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
@@ -65,16 +67,17 @@ GATE_PREFIX = "AL6"
 RUN_GC_THRESHOLD = (50_000, 20, 1_000)
 
 
-def _undecided(profile: Profile, relpath: str, problem: Diagnostic) -> bool:
-    """Whether a finding about an entry not read keeps the run from calling the layout foreign.
+def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
+    """Whether a problem with an entry not read keeps the run from calling the layout foreign.
 
     An unsafe or unreadable entry where records live may be the record that
     would show the profile's state; a store that leads outside the repository
     (AL706) or cannot be listed is never looked into at all. Both are
-    reported, never hidden behind the foreign-layout notice.
+    reported, never hidden behind the foreign-layout notice. ``relpath`` is
+    the entry's path in the store, ``""`` for the store itself.
     """
     if relpath == "":
-        return problem.code in (AGENT_DIR_OUTSIDE.code, UNREADABLE.code)
+        return problem.issue in (EntryIssue.AGENT_DIR_OUTSIDE, EntryIssue.UNREADABLE)
     return profile.in_record_folder(relpath + "/")
 
 
@@ -207,7 +210,7 @@ def _lint_target(
             index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
             holds_state = holds_state or _undecided(profile, entry.relpath, entry.problem)
-            found.append(entry.problem)
+            found.append(diagnose_entry(entry.problem))
             result.files.append((path, f"not read: {entry.problem.message}"))
             if entry.unread and match is not None:
                 # Present but not read: it exists for every check that asks.
@@ -229,7 +232,7 @@ def _lint_target(
         if raw is None:
             assert unreadable is not None
             holds_state = holds_state or _undecided(profile, entry.relpath, unreadable)
-            found.append(unreadable)
+            found.append(diagnose_entry(unreadable))
             result.files.append((path, f"not read: {unreadable.message}"))
             if match is not None:
                 index.add(present_facts(profile, path, entry.relpath, match, False))
@@ -272,7 +275,7 @@ def _lint_target(
         # must not turn the gate off.
         request = gate or gitgate.Request(base, staged)
         outcome = gitgate.run(target, replace(request, base=base, staged=staged))
-        found.extend(outcome.findings)
+        found.extend(diagnose_gate(problem) for problem in outcome.problems)
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
