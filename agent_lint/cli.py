@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, TextIO
 
+    from agent_lint.cache import Cache
     from agent_lint.diagnostics import Rule
     from agent_lint.fixer import Edit
     from agent_lint.linter import LintResult
@@ -217,6 +218,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--explain", metavar="RULE", help="explain one rule (code or name) and exit"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every file again, neither reading nor writing the cache "
+        "(also: AGENT_LINT_NO_CACHE=1)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        type=_path,
+        help="keep the cache in DIR (default: .agent_lint_cache/ at the repository root; "
+        "also: AGENT_LINT_CACHE_DIR)",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
     parser.add_argument("--version", action="version", version=f"agent-lint {__version__}")
     return parser
@@ -351,7 +365,7 @@ def lint_paths(*args: Any, **options: Any) -> LintResult:
     return linter.lint_paths(*args, **options)
 
 
-def _lint(args: argparse.Namespace, **replaying: Any) -> LintResult:
+def _lint(args: argparse.Namespace, cache: Cache | None = None, **replaying: Any) -> LintResult:
     return lint_paths(
         args.paths,
         args.config,
@@ -364,11 +378,14 @@ def _lint(args: argparse.Namespace, **replaying: Any) -> LintResult:
         partial=args.partial,
         new_only=args.new_only,
         profile=args.profile,
+        cache=cache,
         **replaying,
     )
 
 
-def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit], list[str]]:
+def _fix(
+    args: argparse.Namespace, result: LintResult, cache: Cache | None = None
+) -> tuple[LintResult, list[Edit], list[str]]:
     from agent_lint import fixer
     from agent_lint.linter import fix_allowed
 
@@ -385,7 +402,7 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
     # written files, the repo-wide checks, the gate), the other files' outcomes kept.
     done = set(written)
     rewritten = {str(edit.root / edit.path) for edit in edits if edit.path in done}
-    again = _lint(args, replay=result, rewritten=rewritten)
+    again = _lint(args, cache, replay=result, rewritten=rewritten)
     again.fixed = written
     return again, edits, failed
 
@@ -474,16 +491,19 @@ def run(args: argparse.Namespace) -> int:
     _usage(args)
     fmt = _format(args)
     known = baseline.load(args.baseline) if args.baseline is not None else None
-    result = _lint(args, record=args.fix and not args.diff)
+    cache = _cache(args)
+    result = _lint(args, cache, record=args.fix and not args.diff and not args.show_files)
+    edits: list[Edit] = []
+    failed: list[str] = []
+    if (args.fix or args.diff) and not args.show_files:
+        result, edits, failed = _fix(args, result, cache)
+    _save(args, cache)
     if args.show_files:
         _write(_show_files(result), args.output_file)
         return EXIT_CLEAN
-    failed: list[str] = []
-    if args.fix or args.diff:
-        result, edits, failed = _fix(args, result)
-        if args.diff:
-            _write(diff.render(edits), args.output_file)
-            return EXIT_FINDINGS if edits else EXIT_CLEAN
+    if args.diff:
+        _write(diff.render(edits), args.output_file)
+        return EXIT_FINDINGS if edits else EXIT_CLEAN
     if args.write_baseline is not None:
         _write(baseline.render(result.diagnostics), args.write_baseline)
         count = len(result.diagnostics)
@@ -521,6 +541,22 @@ def run(args: argparse.Namespace) -> int:
     if result.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _cache(args: argparse.Namespace) -> Cache | None:
+    """The run's cache: on unless ``--no-cache`` or ``AGENT_LINT_NO_CACHE`` say otherwise."""
+    from agent_lint.cache import from_environment
+
+    return from_environment(args.no_cache, args.cache_dir)
+
+
+def _save(args: argparse.Namespace, cache: Cache | None) -> None:
+    """Write the cache; a cache that could not be used is one note on stderr, never a failure."""
+    if cache is None:
+        return
+    cache.save()
+    if cache.notices and not args.quiet:
+        say("note", cache.notices[0])
 
 
 def _append(path: Path, text: str) -> None:
