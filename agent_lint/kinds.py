@@ -127,7 +127,9 @@ class IndexSpec:
     """An index file: its array, the id it lists, and the fields it repeats.
 
     ``fields`` maps an entry field to the field spec of the same value in the
-    record (``gate_action`` -> ``gate.action``).
+    record (``gate_action`` -> ``gate.action``). ``derived`` marks an index
+    the profile's ``--fix`` regenerates from its records, so its findings are
+    fixable.
     """
 
     array: str
@@ -136,6 +138,7 @@ class IndexSpec:
     fields: tuple[tuple[str, tuple[str, ...]], ...]
     maintained: bool = True
     strict_required: tuple[str, ...] = ()
+    derived: bool = False
 
 
 def index_spec(
@@ -145,6 +148,7 @@ def index_spec(
     /,
     maintained: bool = True,
     strict_required: tuple[str, ...] = (),
+    derived: bool = False,
     **fields: str,
 ) -> IndexSpec:
     """Declare an index file; ``fields`` maps entry fields to record field specs.
@@ -152,7 +156,8 @@ def index_spec(
     ``maintained=False`` marks an index the runtime ships empty and never
     updates: while it lists nothing, records missing from it are reported only
     with ``strict = true``. ``strict_required`` names entry fields the
-    runtime's writer omits, required only with ``strict = true``.
+    runtime's writer omits, required only with ``strict = true``. ``derived``
+    marks an index ``--fix`` regenerates.
     """
     return IndexSpec(
         array,
@@ -161,6 +166,7 @@ def index_spec(
         tuple((k, spec(v)) for k, v in fields.items()),
         maintained,
         strict_required,
+        derived,
     )
 
 
@@ -171,12 +177,16 @@ class Namespace:
     ``folder`` (relative to the store) tells whether the repository keeps
     records of the kind at all. ``within`` marks ids scoped to a part of
     the store, saying where an id was looked for (``in conversation
-    {scope}``); such records are always expected to be findable.
+    {scope}``); such records are always expected to be findable. ``files``,
+    for a namespace whose records are files named by their id
+    (``agents/<role_id>.md``), is that name pattern: a reference to an id no
+    file has then lists the ids that exist.
     """
 
     title: str
     folder: str
     within: str = ""
+    files: str = ""
 
 
 @dataclass(frozen=True)
