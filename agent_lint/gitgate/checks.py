@@ -180,17 +180,17 @@ def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> Diagnostic
     )
 
 
-def _repinned(content: bytes | None) -> str:
-    """How a pinned write-once reference changed: re-pointed, cleared, or otherwise."""
+def _repinned(content: bytes | None) -> tuple[str, bool]:
+    """How a pinned write-once reference changed, and whether its ``file`` field is there."""
     try:
         record = json.loads(content or b"null")
     except (ValueError, RecursionError):
-        return "changed"
+        return "changed", False
     if not isinstance(record, dict) or "file" not in record:
-        return "changed"
+        return "changed", False
     if record["file"] is None:
-        return "changed: cleared to null"
-    return f"changed: re-pointed to {quote(record['file'])}"
+        return "changed: cleared to null", True
+    return f"changed: re-pointed to {quote(record['file'])}", True
 
 
 def _protected(
@@ -220,13 +220,14 @@ def _protected(
             pinned = None
         if pinned is None and now is not None:
             return None  # the first time the reference is set
-        return WRITE_ONCE_CHANGED.at(
-            shown,
+        how, at_file = _repinned(c.change.content(path)) if now else ("deleted", False)
+        said = (
             f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
-            f"write-once; it was {_repinned(c.change.content(path)) if now else 'deleted'}",
-            line=1,
-            column=1,
+            f"write-once; it was {how}"
         )
+        if at_file:  # the changed value, at the place of its key
+            return WRITE_ONCE_CHANGED.at(shown, said, pointer="/file", target="key")
+        return WRITE_ONCE_CHANGED.at(shown, said, line=1, column=1)
     if now is None:
         targets = by_sha.get(base_sha or "", [])
         if targets:
