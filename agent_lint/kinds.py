@@ -129,7 +129,9 @@ class IndexSpec:
     ``fields`` maps an entry field to the field spec of the same value in the
     record (``gate_action`` -> ``gate.action``). ``derived`` marks an index
     the profile's ``--fix`` regenerates from its records, so its findings are
-    fixable.
+    fixable. ``by_id`` marks an array of entries that name their record by
+    id (its file or folder name) rather than by a ``path`` field; an object
+    keyed by id always does.
     """
 
     array: str
@@ -139,6 +141,7 @@ class IndexSpec:
     maintained: bool = True
     strict_required: tuple[str, ...] = ()
     derived: bool = False
+    by_id: bool = False
 
 
 def index_spec(

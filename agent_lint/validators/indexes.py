@@ -237,6 +237,7 @@ def _folders(index: RepoIndex) -> set[str]:
 
 
 def _keyed(profile: Profile, entry: IndexEntry) -> bool:
-    """Whether ``entry`` belongs to an index that is an object keyed by id."""
+    """Whether ``entry`` names its record by id: an object keyed by id, or entries by id."""
     listing = profile.index_of(entry.record_kind)
-    return listing is not None and listing.index is not None and not listing.index.array
+    spec = listing.index if listing is not None else None
+    return spec is not None and (not spec.array or spec.by_id)
