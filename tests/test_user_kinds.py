@@ -295,3 +295,52 @@ def test_declared_paths_and_index_are_validated(tmp_path, capsys, table, message
     assert main([str(tmp_path / "repo")]) == 2
     err = capsys.readouterr().err
     assert message in err and ".agent-lint.toml" in err
+
+
+TREE = {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "chain"),
+    [
+        ({"$ref": "#"}, '$ref "#" at /'),
+        (
+            {
+                "$defs": {
+                    "a": {"allOf": [{"$ref": "#/$defs/b"}]},
+                    "b": {"not": {"$ref": "#/$defs/a"}},
+                },
+                "$ref": "#/$defs/a",
+            },
+            '$ref "#/$defs/b" at #/$defs/a/allOf/0 -> $ref "#/$defs/a" at #/$defs/b/not',
+        ),
+        ({"$id": "urn:example:x", "anyOf": [{"$ref": "urn:example:y"}]}, "urn:example:y"),
+    ],
+)
+def test_a_ref_cycle_in_a_declared_schema_blames_the_schema_not_the_record(
+    tmp_path, capsys, schema, chain
+):
+    repo = _repo(tmp_path / "repo")
+    (repo / "tools" / "review.schema.json").write_text(json.dumps(schema))
+    # A second schema in the repository that the first may reach (the cross-file cycle).
+    other = {"$id": "urn:example:y", "oneOf": [{"$ref": "urn:example:x"}]}
+    (repo / "schemas").mkdir()
+    (repo / "schemas" / "other.schema.json").write_text(json.dumps(other))
+    config = repo / ".agent-lint.toml"
+    config.write_text('schema-dirs = ["schemas"]\n' + config.read_text())
+    assert main([str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert "review.schema.json" in err and chain in err
+    assert "comes back to where it started" in err and "AL011" not in err
+
+
+def test_a_schema_that_recurses_into_the_record_is_bounded_and_accepted(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo")
+    tree = {**TREE, "properties": {**REVIEW_SCHEMA["properties"], **TREE["properties"]}}
+    (repo / "tools" / "review.schema.json").write_text(json.dumps(tree))
+    reviews = repo / ".agent" / "reviews"
+    (reviews / "RV-001.json").write_text(_review("RV-001", children=[{"children": [{}]}]))
+    assert _lint(capsys, str(repo)) == (0, [])
+    (reviews / "RV-001.json").write_text(_review("RV-001", children=[{"children": [1]}]))
+    code, found = _lint(capsys, str(repo))
+    assert code == 1 and [c for c, _, _ in found] == ["AL103"]
