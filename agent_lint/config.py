@@ -450,15 +450,20 @@ def _kind_path(path: str, where: str) -> None:
         raise ConfigError(f"{where}.path` has an unmatched brace")
 
 
+def _known_keys(table: Mapping[str, Any], keys: Mapping[str, str], where: str) -> None:
+    """Raise a usage error for a key of ``table`` not in ``keys``, with a did-you-mean."""
+    for key in table:
+        if key not in keys:
+            close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            known = ", ".join(keys)
+            raise ConfigError(f"{where}` has unknown key `{clip(str(key))}` (known: {known}){hint}")
+
+
 def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
     if not isinstance(table, dict):
         raise ConfigError(f"{where}` must be a table")
-    for key in table:
-        if key not in KIND_KEYS:
-            close = difflib.get_close_matches(str(key), KIND_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean `{close[0]}`?" if close else ""
-            known = ", ".join(KIND_KEYS)
-            raise ConfigError(f"{where}` has unknown key `{clip(str(key))}` (known: {known}){hint}")
+    _known_keys(table, KIND_KEYS, where)
     name = _text(table, "name", where, required=True)
     assert name is not None
     if not _KIND_NAME.match(name):
@@ -551,12 +556,7 @@ def _index(table: Any, where: str, id_field: str | None) -> UserIndex:
     """A kind's ``index`` table: its file, the layout of its entries, the fields they repeat."""
     if not isinstance(table, dict):
         raise ConfigError(f"{where}` must be {KIND_KEYS['index']}")
-    for key in table:
-        if key not in INDEX_KEYS:
-            close = difflib.get_close_matches(str(key), INDEX_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean `{close[0]}`?" if close else ""
-            known = ", ".join(INDEX_KEYS)
-            raise ConfigError(f"{where}` has unknown key `{clip(str(key))}` (known: {known}){hint}")
+    _known_keys(table, INDEX_KEYS, where)
     path = table.get("path")
     if not isinstance(path, str) or not path:
         raise ConfigError(f"{where}.path` must be {INDEX_KEYS['path']}")
