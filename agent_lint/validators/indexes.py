@@ -24,7 +24,8 @@ UNRESOLVED_ENTRY = Rule(
     "whose `path` names no record of the kind, or whose record carries a different id. "
     "Agents that read the index instead of scanning the folder are sent nowhere. With "
     '`completeness = "partial"` entries whose record file is absent are summed up in one '
-    "info finding per index.",
+    "info finding per index. An index the profile regenerates (Astrion's "
+    "`conversations/index.json`) is repaired by `agent-lint --fix`.",
     '{"decision_id": "D-002", "path": ".agent/decisions/D-2.json", …}',
     '{"decision_id": "D-002", "path": ".agent/decisions/D-002.json", …}',
 )
@@ -34,7 +35,9 @@ INDEX_FIELD_MISMATCH = Rule(
     "An index entry repeats a field that disagrees with its record",
     "Reports an index entry whose `status`, `type`, `updated_at` or other repeated field "
     "differs from the record it points at. The record was updated and its index entry was "
-    "not, so a dashboard or an agent reading the index sees stale state.",
+    "not, so a dashboard or an agent reading the index sees stale state. An index the "
+    "profile regenerates (Astrion's `conversations/index.json`) is repaired by "
+    "`agent-lint --fix`.",
     'index: {"decision_id": "D-001", "status": "open"}; record: "status": "approved"',
     'index: {"decision_id": "D-001", "status": "approved"}',
 )
@@ -46,7 +49,9 @@ NOT_INDEXED = Rule(
     "sessions, tasks) that the index does not list. Every record must be listed exactly "
     "once when the index exists. The runtime ships `runs/index.json` and "
     "`sessions/index.json` empty and never writes them: while such an index lists nothing "
-    "it is not taken as maintained, and its records are reported only with `strict = true`.",
+    "it is not taken as maintained, and its records are reported only with `strict = true`. "
+    "An index the profile regenerates (Astrion's `conversations/index.json`) is repaired by "
+    "`agent-lint --fix`.",
     "decisions/D-005.json exists but decisions/index.json does not list it",
     "an entry for D-005 in decisions/index.json",
 )
