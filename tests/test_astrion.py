@@ -223,3 +223,13 @@ def test_an_integer_id_is_written_without_quotes(tmp_path, capsys):
         "agent_id 7 does not match its folder name 3 (expected agent_id 3, or rename the "
         "folder to 7)"
     }
+
+
+def test_fix_keeps_the_index_entry_of_a_folder_without_metadata(tmp_path, capsys):
+    """Nothing says the entry is wrong: --fix neither drops it nor reports it."""
+    store = _store(tmp_path)
+    (store / "conversations" / "conv_20260713_140500_003" / "metadata.json").unlink()
+    before = tree_bytes(store)
+    assert _findings(capsys, store.parent) == []
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert tree_bytes(store) == before
