@@ -18,6 +18,7 @@ from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, ancestors, fold
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind
+from agent_lint.positions import Span, locate_json_pointers
 from agent_lint.profile import Profile
 from agent_lint.validators.history import (
     AGENT_DIR_REMOVED,
@@ -180,17 +181,22 @@ def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> Diagnostic
     )
 
 
-def _repinned(content: bytes | None) -> tuple[str, bool]:
-    """How a pinned write-once reference changed, and whether its ``file`` field is there."""
+def _repinned(content: bytes | None) -> tuple[str, Span | None]:
+    """How a pinned write-once reference changed, and where its ``file`` key is, if it is."""
     try:
         record = json.loads(content or b"null")
     except (ValueError, RecursionError):
-        return "changed", False
+        return "changed", None
     if not isinstance(record, dict) or "file" not in record:
-        return "changed", False
+        return "changed", None
+    try:  # the change's own bytes, which the work tree's file may not be (--staged)
+        place = locate_json_pointers((content or b"").decode("utf-8"), [("/file", "key")])
+        span = place.find("/file", "key")
+    except (ValueError, RecursionError):
+        span = None
     if record["file"] is None:
-        return "changed: cleared to null", True
-    return f"changed: re-pointed to {quote(record['file'])}", True
+        return "changed: cleared to null", span
+    return f"changed: re-pointed to {quote(record['file'])}", span
 
 
 def _protected(
@@ -220,13 +226,22 @@ def _protected(
             pinned = None
         if pinned is None and now is not None:
             return None  # the first time the reference is set
-        how, at_file = _repinned(c.change.content(path)) if now else ("deleted", False)
+        how, span = _repinned(c.change.content(path)) if now else ("deleted", None)
         said = (
             f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
             f"write-once; it was {how}"
         )
-        if at_file:  # the changed value, at the place of its key
-            return WRITE_ONCE_CHANGED.at(shown, said, pointer="/file", target="key")
+        if span is not None:  # the changed value, at the place of its key
+            return WRITE_ONCE_CHANGED.at(
+                shown,
+                said,
+                pointer="/file",
+                target="key",
+                line=span.line,
+                column=span.column,
+                end_line=span.end_line,
+                end_column=span.end_column,
+            )
         return WRITE_ONCE_CHANGED.at(shown, said, line=1, column=1)
     if now is None:
         targets = by_sha.get(base_sha or "", [])
