@@ -180,8 +180,10 @@ class Namespace:
     ``folder`` (relative to the store) tells whether the repository keeps
     records of the kind at all. ``within`` marks ids scoped to a part of
     the store, saying where an id was looked for (``in conversation
-    {scope}``); such records are always expected to be findable. ``files``,
-    for a namespace whose records are files named by their id
+    {scope}``); such records are always expected to be findable.
+    ``unique_within``, for ids unique only in a part of the store, names that
+    part for a duplicate's message (``the same mission``). ``files``, for a
+    namespace whose records are files named by their id
     (``agents/<role_id>.md``), is that name pattern: a reference to an id no
     file has then lists the ids that exist.
     """
@@ -189,6 +191,7 @@ class Namespace:
     title: str
     folder: str
     within: str = ""
+    unique_within: str = ""
     files: str = ""
 
 
