@@ -256,6 +256,8 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
         return known._replace(note=note)
     references = []
     for ref in kind.refs:
+        if not ref.field or ref.field[0] not in data:  # absent: nothing to walk
+            continue
         scope, text = _scope(ref.scope, ctx), ""
         for pointer, value in walk_field(data, ref.field):
             if isinstance(value, str) and value:
@@ -268,6 +270,8 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
     paths = []
     for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True)):
         for steps in fields:
+            if not steps or steps[0] not in data:
+                continue
             text = ""
             for pointer, value in walk_field(data, steps):
                 if isinstance(value, str) and value:

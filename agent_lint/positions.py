@@ -65,7 +65,10 @@ class Locations:
 
 def escape_token(token: str | int) -> str:
     """Escape one JSON-pointer reference token (RFC 6901)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" not in text and "/" not in text:
+        return text
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 def pointer_of(parts: Any) -> str:
