@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from agent_lint import __version__
 
 if TYPE_CHECKING:
+    from agent_lint.cache import Cache
     from agent_lint.diagnostics import Rule
     from agent_lint.fixer import Edit
     from agent_lint.linter import LintResult
@@ -183,6 +184,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--explain", metavar="RULE", help="explain one rule (code or name) and exit"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every file again, neither reading nor writing the cache "
+        "(also: AGENT_LINT_NO_CACHE=1)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        type=Path,
+        help="keep the cache in DIR (default: .agent_lint_cache/ at the repository root; "
+        "also: AGENT_LINT_CACHE_DIR)",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
     parser.add_argument("--version", action="version", version=f"agent-lint {__version__}")
     return parser
@@ -317,7 +331,7 @@ def lint_paths(*args: Any, **options: Any) -> LintResult:
     return linter.lint_paths(*args, **options)
 
 
-def _lint(args: argparse.Namespace) -> LintResult:
+def _lint(args: argparse.Namespace, cache: Cache | None = None) -> LintResult:
     return lint_paths(
         args.paths,
         args.config,
@@ -330,10 +344,13 @@ def _lint(args: argparse.Namespace) -> LintResult:
         partial=args.partial,
         new_only=args.new_only,
         profile=args.profile,
+        cache=cache,
     )
 
 
-def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list[Edit], list[str]]:
+def _fix(
+    args: argparse.Namespace, result: LintResult, cache: Cache | None = None
+) -> tuple[LintResult, list[Edit], list[str]]:
     from agent_lint import fixer
     from agent_lint.linter import fix_allowed
 
@@ -346,7 +363,7 @@ def _fix(args: argparse.Namespace, result: LintResult) -> tuple[LintResult, list
     if args.diff or not edits:
         return result, edits, []
     written, failed = fixer.apply(edits)
-    again = _lint(args)
+    again = _lint(args, cache)
     again.fixed = written
     return again, edits, failed
 
@@ -435,16 +452,19 @@ def run(args: argparse.Namespace) -> int:
     _usage(args)
     fmt = _format(args)
     known = baseline.load(args.baseline) if args.baseline is not None else None
-    result = _lint(args)
+    cache = _cache(args)
+    result = _lint(args, cache)
+    edits: list[Edit] = []
+    failed: list[str] = []
+    if (args.fix or args.diff) and not args.show_files:
+        result, edits, failed = _fix(args, result, cache)
+    _save(args, cache)
     if args.show_files:
         _write(_show_files(result), args.output_file)
         return EXIT_CLEAN
-    failed: list[str] = []
-    if args.fix or args.diff:
-        result, edits, failed = _fix(args, result)
-        if args.diff:
-            _write(diff.render(edits), args.output_file)
-            return EXIT_FINDINGS if edits else EXIT_CLEAN
+    if args.diff:
+        _write(diff.render(edits), args.output_file)
+        return EXIT_FINDINGS if edits else EXIT_CLEAN
     if args.write_baseline is not None:
         _write(baseline.render(result.diagnostics), args.write_baseline)
         count = len(result.diagnostics)
@@ -482,6 +502,22 @@ def run(args: argparse.Namespace) -> int:
     if result.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _cache(args: argparse.Namespace) -> Cache | None:
+    """The run's cache: on unless ``--no-cache`` or ``AGENT_LINT_NO_CACHE`` say otherwise."""
+    from agent_lint.cache import from_environment
+
+    return from_environment(args.no_cache, args.cache_dir)
+
+
+def _save(args: argparse.Namespace, cache: Cache | None) -> None:
+    """Write the cache; a cache that could not be used is one note on stderr, never a failure."""
+    if cache is None:
+        return
+    cache.save()
+    if cache.notices and not args.quiet:
+        say("note", cache.notices[0])
 
 
 def _append(path: Path, text: str) -> None:

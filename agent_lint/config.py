@@ -383,6 +383,13 @@ def _parse(table: Mapping[str, Any], source: Path, files: bool = True) -> Config
             config = replace(config, path_schemes=_path_schemes(value, source))
         elif key == "limits":
             config = replace(config, limits=_limits(value, source))
+        elif key == "cache-dir":
+            # The configuration may come from the change under review: it never chooses
+            # where agent-lint writes.
+            raise ConfigError(
+                f"{source}: `cache-dir` is not a configuration key: choose the cache folder "
+                "with --cache-dir or AGENT_LINT_CACHE_DIR"
+            )
         else:
             raise ConfigError(f"{source}: unknown key `{clip(key)}` in agent-lint configuration")
     return config

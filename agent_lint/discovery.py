@@ -4,8 +4,10 @@ The walk never leaves the repository: an agent dir that resolves outside it
 is not read at all, and a symbolic link that leads outside is reported, not
 followed. It never opens a device, socket or pipe, never reads a file larger
 than the ``max-file-bytes`` limit, and turns every folder it cannot list and
-every file it cannot open into a finding; the run goes on. Names are judged
-on the way (temporary files, locks, twins, names Windows refuses).
+every file it cannot open into a problem; the run goes on. Names are judged
+on the way (temporary files, locks, twins, names Windows refuses). What it
+meets is a typed :class:`~agent_lint.problems.EntryProblem`, never a finding:
+:func:`agent_lint.validators.files.diagnose_entry` makes the finding.
 """
 
 from __future__ import annotations
@@ -16,17 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
-from agent_lint.diagnostics import Diagnostic
 from agent_lint.fileio import NotRead, check_regular, in_git_dir
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
+from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile
 from agent_lint.profiles import builtin, get, names
-from agent_lint.validators import files as rules
 from agent_lint.validators import storage
 
 #: The default of the ``max-file-bytes`` limit.
 MAX_FILE_BYTES = LIMITS["max-file-bytes"].default
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
+#: agent-lint's cache folder at the repository root (see :mod:`agent_lint.cache`).
+CACHE_DIR = ".agent_lint_cache"
 
 
 @dataclass(frozen=True)
@@ -211,19 +214,19 @@ def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """A file to read (``problem`` is None) or a finding met on the walk.
+    """A file to read (``problem`` is None) or a problem met on the walk.
 
     ``path`` is the entry's absolute path, ``relpath`` its path in the agent
-    dir (POSIX form). ``unread`` marks a file that exists but is not read:
-    with a finding (a special file, an escaping link, a file too large or
-    unreadable), or without one for a file under a linked folder (the link is
-    the finding). Such a file is present for the checks that ask whether it
-    exists.
+    dir (POSIX form; ``""`` for the agent dir itself). ``unread`` marks a file
+    that exists but is not read: with a problem (a special file, an escaping
+    link, a file too large or unreadable), or without one for a file under a
+    linked folder (the link is the problem). Such a file is present for the
+    checks that ask whether it exists.
     """
 
     path: str
     relpath: str
-    problem: Diagnostic | None = None
+    problem: EntryProblem | None = None
     unread: bool = False
     unlisted: bool = False  # a folder that could not be listed: its contents are unknown
 
@@ -240,7 +243,7 @@ def _realpath(path: str, fs: FileSystem = DISK) -> str | None:
         return None
 
 
-def agent_dir_problem(target: Target, fs: FileSystem = DISK) -> Diagnostic | None:
+def agent_dir_problem(target: Target, fs: FileSystem = DISK) -> EntryProblem | None:
     """AL706 when the agent dir resolves outside the repository (it is then never read)."""
     real = _realpath(str(target.agent_dir), fs)
     root_real = _realpath(str(target.root), fs) or str(target.root)
@@ -260,10 +263,14 @@ def top_folders(target: Target, fs: FileSystem = DISK) -> set[str]:
         return set()
 
 
-def _unreadable(repo_path: str, what: str, error: OSError) -> Diagnostic:
+def _unreadable(repo_path: str, what: str, error: OSError) -> EntryProblem:
     reason = error.strerror or type(error).__name__
-    return rules.UNREADABLE.at(
-        repo_path, f"{what} cannot be read ({reason}); nothing in it is checked", line=1, column=1
+    return EntryProblem(
+        EntryIssue.UNREADABLE,
+        repo_path,
+        f"{what} cannot be read ({reason}); nothing in it is checked",
+        line=1,
+        column=1,
     )
 
 
@@ -300,7 +307,8 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
                 yield Entry(
                     folder,
                     name,
-                    rules.SYMLINK_ESCAPE.at(
+                    EntryProblem(
+                        EntryIssue.SYMLINK_ESCAPE,
                         relative(folder, root),
                         "folder leads outside the repository through a symbolic link; not read",
                     ),
@@ -315,13 +323,13 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
         except OSError as exc:
             yield Entry(
                 folder,
-                inside.rstrip("/") or ".",
+                inside.rstrip("/"),
                 _unreadable(folder_path, "folder", exc),
                 unlisted=True,
             )
             continue
         for problem in storage.collisions(folder_path, (e.name for e in entries)):
-            yield Entry(folder, inside.rstrip("/") or ".", problem)
+            yield Entry(folder, inside.rstrip("/"), problem)
         repo_prefix = f"{folder_path}/" if folder_path else ""
         subfolders = []
         for entry in entries:
@@ -349,8 +357,8 @@ def _visit(
     except OSError as exc:
         yield Entry(full, relpath, _unreadable(repo_path, "entry", exc), unread=True)
         return
-    if is_dir and name in _SKIP_DIRS:
-        return
+    if is_dir and (name in _SKIP_DIRS or repo_path == CACHE_DIR):
+        return  # agent-lint's own cache is no part of a store kept at the repository root
     unportable = storage.unportable_name(repo_path, name)
     if unportable is not None:
         yield Entry(full, relpath, unportable)
@@ -417,7 +425,7 @@ def _linked_files(link: str, relpath: str, real: str, fs: FileSystem) -> Iterato
             yield Entry(os.path.join(link, name), f"{relpath}/{name}", unread=True)
 
 
-def _file_problem(repo_path: str, info: os.stat_result, max_bytes: int) -> Diagnostic | None:
+def _file_problem(repo_path: str, info: os.stat_result, max_bytes: int) -> EntryProblem | None:
     """AL008 for a special file, AL009 for one over the size limit, else None."""
     try:
         check_regular(info, max_bytes)
@@ -426,19 +434,23 @@ def _file_problem(repo_path: str, info: os.stat_result, max_bytes: int) -> Diagn
     return None
 
 
-def _not_read(repo_path: str, reason: NotRead, max_bytes: int) -> Diagnostic:
+def _not_read(repo_path: str, reason: NotRead, max_bytes: int) -> EntryProblem:
     if reason.kind == "special":
-        return rules.NOT_A_REGULAR_FILE.at(
-            repo_path, "not a regular file (a FIFO, socket or device); not read"
+        return EntryProblem(
+            EntryIssue.NOT_A_REGULAR_FILE,
+            repo_path,
+            "not a regular file (a FIFO, socket or device); not read",
         )
     if reason.kind == "large":
-        return rules.FILE_TOO_LARGE.at(
+        return EntryProblem(
+            EntryIssue.FILE_TOO_LARGE,
             repo_path,
             f"file is {reason.reason}; not read: {over_limit('max-file-bytes', max_bytes)}",
             line=1,
             column=1,
         )
-    return rules.UNREADABLE.at(
+    return EntryProblem(
+        EntryIssue.UNREADABLE,
         repo_path,
         f"file cannot be read ({reason.reason}); nothing in it is checked",
         line=1,
@@ -456,31 +468,38 @@ def relative(full: str, base: str) -> str:
 
 def _link_problem(
     repo_path: str, resolved: str | None, root_real: str, fs: FileSystem
-) -> Diagnostic | None:
+) -> EntryProblem | None:
     if resolved is None:
-        return rules.SYMLINK_ESCAPE.at(
-            repo_path, "symbolic link whose target cannot be resolved; not followed"
+        return EntryProblem(
+            EntryIssue.SYMLINK_ESCAPE,
+            repo_path,
+            "symbolic link whose target cannot be resolved; not followed",
         )
     if not _inside(resolved, root_real):
-        return rules.SYMLINK_ESCAPE.at(
-            repo_path, "symbolic link leads outside the repository; not followed"
+        return EntryProblem(
+            EntryIssue.SYMLINK_ESCAPE,
+            repo_path,
+            "symbolic link leads outside the repository; not followed",
         )
     if in_git_dir(resolved, root_real):
-        return rules.SYMLINK_ESCAPE.at(
+        return EntryProblem(
+            EntryIssue.SYMLINK_ESCAPE,
             repo_path,
             "symbolic link leads into a .git folder, which holds git's configuration and "
             "credentials, not repository content; not followed",
         )
     if not fs.exists(resolved):
-        return rules.SYMLINK_ESCAPE.at(
-            repo_path, "symbolic link points to a path that does not exist; not followed"
+        return EntryProblem(
+            EntryIssue.SYMLINK_ESCAPE,
+            repo_path,
+            "symbolic link points to a path that does not exist; not followed",
         )
     return None
 
 
 def read_file(
     path: Path | str, repo_path: str, max_bytes: int = MAX_FILE_BYTES, fs: FileSystem = DISK
-) -> tuple[bytes | None, Diagnostic | None]:
+) -> tuple[bytes | None, EntryProblem | None]:
     """Read a regular file of at most ``max_bytes``, or return the finding saying why not.
 
     The file is opened without blocking and checked again on the open

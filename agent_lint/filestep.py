@@ -17,11 +17,11 @@ from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.index import FileContext, FileFacts, file_facts, present_facts
 from agent_lint.kinds import Match
 from agent_lint.loading import YamlBudget, parse
+from agent_lint.problems import ParseIssue, ParseProblem
 from agent_lint.profile import Profile
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled
 from agent_lint.validators import FileCheck, files, identity
-from agent_lint.validators.files import LIMIT_EXCEEDED
 
 
 class FileOutcome(NamedTuple):
@@ -106,12 +106,12 @@ def _file_checks(checks: Sequence[FileCheck], ctx: FileContext) -> list[Diagnost
     try:
         return [d for check in checks for d in check.run(ctx)]
     except RecursionError:
-        return [
-            LIMIT_EXCEEDED.at(
-                ctx.path,
-                "document is nested too deeply for the checks to follow; lower `max-depth` "
-                "in the [limits] table",
-                line=1,
-                column=1,
-            )
-        ]
+        too_deep = ParseProblem(
+            ParseIssue.LIMIT_EXCEEDED,
+            ctx.path,
+            "document is nested too deeply for the checks to follow; lower `max-depth` "
+            "in the [limits] table",
+            line=1,
+            column=1,
+        )
+        return [files.diagnose(too_deep)]

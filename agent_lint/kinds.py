@@ -172,11 +172,14 @@ class Namespace:
     records of the kind at all. ``within`` marks ids scoped to a part of
     the store, saying where an id was looked for (``in conversation
     {scope}``); such records are always expected to be findable.
+    ``unique_within``, for ids unique only in a part of the store, names that
+    part for a duplicate's message (``the same mission``).
     """
 
     title: str
     folder: str
     within: str = ""
+    unique_within: str = ""
 
 
 @dataclass(frozen=True)

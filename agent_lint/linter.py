@@ -18,6 +18,7 @@ from pathlib import Path
 from agent_lint import fixer, gitgate, gittree
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
+from agent_lint.cache import Cache, RunCache, Span, content_digest
 from agent_lint.config import ConfigError, Limits, load_config
 from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
@@ -44,14 +45,16 @@ from agent_lint.positions import (
     locate_json_pointers,
     locate_yaml,
 )
+from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.rules import rules_by_code
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
-from agent_lint.validators.files import UNREADABLE
+from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
-from agent_lint.validators.storage import AGENT_DIR_OUTSIDE, NAME_COLLISION, SYMLINK_INSIDE
+from agent_lint.validators.history import diagnose as diagnose_gate
+from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
@@ -64,16 +67,17 @@ GATE_PREFIX = "AL6"
 RUN_GC_THRESHOLD = (50_000, 20, 1_000)
 
 
-def _undecided(profile: Profile, relpath: str, problem: Diagnostic) -> bool:
-    """Whether a finding about an entry not read keeps the run from calling the layout foreign.
+def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
+    """Whether a problem with an entry not read keeps the run from calling the layout foreign.
 
     An unsafe or unreadable entry where records live may be the record that
     would show the profile's state; a store that leads outside the repository
     (AL706) or cannot be listed is never looked into at all. Both are
-    reported, never hidden behind the foreign-layout notice.
+    reported, never hidden behind the foreign-layout notice. ``relpath`` is
+    the entry's path in the store, ``""`` for the store itself.
     """
     if relpath == "":
-        return problem.code in (AGENT_DIR_OUTSIDE.code, UNREADABLE.code)
+        return problem.issue in (EntryIssue.AGENT_DIR_OUTSIDE, EntryIssue.UNREADABLE)
     return profile.in_record_folder(relpath + "/")
 
 
@@ -100,6 +104,7 @@ def lint_target(
     fs: FileSystem = DISK,
     history: Origins | None = None,
     positions: bool = True,
+    cache: Cache | None = None,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
@@ -118,7 +123,9 @@ def lint_target(
     itself is linted); ``history`` tells where the paths of append-only
     records are checked (by default, git's history of the work tree). Without
     ``positions``, findings that carry only a JSON pointer are placed at 1:1
-    (files are not read again to place them).
+    (files are not read again to place them). With ``cache``, a file whose
+    outcome is kept for its content is not checked again (see
+    :mod:`agent_lint.cache`); the output is the same.
     """
     base = base or target.config.base
     if staged and not base:
@@ -132,7 +139,17 @@ def lint_target(
     gc.set_threshold(*RUN_GC_THRESHOLD)
     try:
         return _lint_target(
-            target, only, unsafe_fixes, base, staged, gate, new_only, fs, history or own, positions
+            target,
+            only,
+            unsafe_fixes,
+            base,
+            staged,
+            gate,
+            new_only,
+            fs,
+            history or own,
+            positions,
+            cache,
         )
     finally:
         gc.set_threshold(*collector)
@@ -151,12 +168,15 @@ def _lint_target(
     fs: FileSystem,
     history: Origins | None,
     positions: bool,
+    cache: Cache | None = None,
 ) -> LintResult:
     config = target.config
     profile = extend(profile_for(target), config.kinds)
     schemas = SchemaStore(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
+    stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
+    digests: dict[str, str] = {}  # content hashes of the files read, for the cache
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(
@@ -190,7 +210,7 @@ def _lint_target(
             index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
             holds_state = holds_state or _undecided(profile, entry.relpath, entry.problem)
-            found.append(entry.problem)
+            found.append(diagnose_entry(entry.problem))
             result.files.append((path, f"not read: {entry.problem.message}"))
             if entry.unread and match is not None:
                 # Present but not read: it exists for every check that asks.
@@ -212,14 +232,21 @@ def _lint_target(
         if raw is None:
             assert unreadable is not None
             holds_state = holds_state or _undecided(profile, entry.relpath, unreadable)
-            found.append(unreadable)
+            found.append(diagnose_entry(unreadable))
             result.files.append((path, f"not read: {unreadable.message}"))
             if match is not None:
                 index.add(present_facts(profile, path, entry.relpath, match, False))
             continue
-        checked = check_file(
-            profile, config, schemas, file_checks, path, entry.relpath, match, raw, yaml_spent
-        )
+        checked = None
+        if stored is not None:
+            digests[path] = digest = content_digest(raw)
+            checked = stored.get(path, digest, yaml_spent)
+        if checked is None:
+            checked = check_file(
+                profile, config, schemas, file_checks, path, entry.relpath, match, raw, yaml_spent
+            )
+            if stored is not None:
+                stored.put(path, digests[path], yaml_spent, checked)
         yaml_spent = checked.yaml_spent
         formats[path] = (fmt, entry.path, checked.parsed)
         result.files_checked += 1
@@ -248,7 +275,7 @@ def _lint_target(
         # must not turn the gate off.
         request = gate or gitgate.Request(base, staged)
         outcome = gitgate.run(target, replace(request, base=base, staged=staged))
-        found.extend(outcome.findings)
+        found.extend(diagnose_gate(problem) for problem in outcome.problems)
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
@@ -279,17 +306,23 @@ def _lint_target(
     ]
     if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
+    places = (stored, digests) if stored is not None else None
     result.diagnostics = sorted(
-        _locate(kept_findings, formats if positions else {}, limits, fs), key=Diagnostic.sort_key
+        _locate(kept_findings, formats if positions else {}, limits, fs, places),
+        key=Diagnostic.sort_key,
     )
     result.indexes.append(index)
     if new_only:
-        _leave_out_pre_existing(result, target, only, located)
+        _leave_out_pre_existing(result, target, only, located, cache)
     return result
 
 
 def _leave_out_pre_existing(
-    result: LintResult, target: Target, only: Sequence[Path], located: gitgate.Located | None
+    result: LintResult,
+    target: Target,
+    only: Sequence[Path],
+    located: gitgate.Located | None,
+    cache: Cache | None = None,
 ) -> None:
     """``--new-only``: drop the findings the merge-base already has, and count them.
 
@@ -309,7 +342,9 @@ def _leave_out_pre_existing(
         tree = gittree.base_tree(session, located.merge_base)
         if tree.lexists(str(target.agent_dir)):  # else the change adds the agent dir
             history = gittree.RecordHistory(target, session=session, reference=located.merge_base)
-            at_base = lint_target(target, only, fs=tree, history=history, positions=False)
+            at_base = lint_target(
+                target, only, fs=tree, history=history, positions=False, cache=cache
+            )
             known.update(fingerprint(d) for d in at_base.diagnostics)
     except GitError as exc:
         raise ConfigError(f"--new-only cannot read the merge-base: {exc}") from exc
@@ -365,11 +400,14 @@ def _locate(
     formats: dict[str, tuple[Format, str, bool]],
     limits: Limits,
     fs: FileSystem = DISK,
+    places: tuple[RunCache, dict[str, str]] | None = None,
 ) -> list[Diagnostic]:
     """Fill in line and column for findings that carry only a JSON pointer.
 
     Each file with such findings is read again; in a JSON file that parsed,
-    only the places of its findings' pointers are computed.
+    only the places of its findings' pointers are computed. With ``places``
+    (a run cache and the content hashes of the files read), places kept for
+    a file's content are taken from the cache, and new ones kept there.
     """
     pending: dict[str, list[Diagnostic]] = defaultdict(list)
     located: list[Diagnostic] = []
@@ -381,18 +419,44 @@ def _locate(
         else:
             located.append(diagnostic)
     for path, items in pending.items():
-        fmt, full, parsed = formats[path]
-        wanted = [(d.pointer, d.target) for d in items] if parsed else None
-        locations = _locations(path, fmt, full, limits, fs, wanted)
-        for diagnostic in items:
-            span = locations.find(diagnostic.pointer, diagnostic.target)
-            if span is None:
-                located.append(diagnostic.with_position(1, 1, None, None))
-            else:
-                located.append(
-                    diagnostic.with_position(span.line, span.column, span.end_line, span.end_column)
+        spans = _kept_spans(places, path, items)
+        if spans is None:
+            fmt, full, parsed = formats[path]
+            wanted = [(d.pointer, d.target) for d in items] if parsed else None
+            locations = _locations(path, fmt, full, limits, fs, wanted)
+            spans = []
+            for diagnostic in items:
+                span = locations.find(diagnostic.pointer, diagnostic.target)
+                spans.append(
+                    None
+                    if span is None
+                    else (span.line, span.column, span.end_line, span.end_column)
                 )
+            _keep_spans(places, path, items, spans)
+        for diagnostic, place in zip(items, spans, strict=True):
+            located.append(diagnostic.with_position(*(place or (1, 1, None, None))))
     return located
+
+
+def _kept_spans(
+    places: tuple[RunCache, dict[str, str]] | None, path: str, items: list[Diagnostic]
+) -> list[Span | None] | None:
+    """The places of ``items`` in ``path`` from the cache, or None unless all are kept."""
+    if places is None or path not in places[1]:
+        return None
+    stored, digests = places
+    return stored.spans(path, digests[path], [(d.pointer, d.target) for d in items])
+
+
+def _keep_spans(
+    places: tuple[RunCache, dict[str, str]] | None,
+    path: str,
+    items: list[Diagnostic],
+    spans: list[Span | None],
+) -> None:
+    if places is not None and path in places[1]:
+        stored, digests = places
+        stored.put_spans(path, digests[path], [(d.pointer, d.target) for d in items], spans)
 
 
 def _locations(
@@ -435,6 +499,7 @@ def lint_paths(
     partial: bool = False,
     new_only: bool = False,
     profile: str | None = None,
+    cache: Cache | None = None,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -443,6 +508,7 @@ def lint_paths(
     several repositories are merged, their paths relative to the first root.
     ``profile`` (``--profile``) names the profile; by default it is detected.
     A path where no profile's markers match is a notice, not an error.
+    ``cache`` keeps per-file outcomes between runs (the caller saves it).
     """
     groups: dict[Path, tuple[Target, list[Path]]] = {}
     nothing: list[NoProfile] = []
@@ -483,6 +549,7 @@ def lint_paths(
             staged,
             request,
             new_only=new_only,
+            cache=cache,
         )
         if merged is None:
             merged = result

@@ -12,6 +12,7 @@ the bundled schemas and the configured schema directories.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import re
@@ -648,6 +649,15 @@ class SchemaStore:
                     resources.append((f"urn:agent-lint:{alias}", resource))
             self._registry = referencing.Registry().with_resources(resources)
         return self._registry
+
+    def fingerprint(self) -> str:
+        """A digest of every schema the store reads: names, files and contents (a cache key)."""
+        digest = hashlib.blake2b(digest_size=16)
+        for name in sorted(self._sources):
+            path, schema = self._sources[name]
+            text = json.dumps(schema, sort_keys=True, ensure_ascii=True)
+            digest.update(f"{name}\0{path}\0{text}\0".encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
 
     def path_of(self, name: str) -> Path | None:
         """The file that defines schema ``name``, user directories first."""

@@ -118,6 +118,16 @@ def targets(results: Results) -> list[Target]:
     if at10k is not None and warm.value is None:
         warm = Target(warm.name, warm.goal, warm.limit, "×", None, text="n/a (no cache)")
     rows.append(warm)
+    if at10k is not None and "warm-edit" in at10k.series:
+        rows.append(
+            _ratio_target(
+                "10k warm, one file edited / warm",
+                "about 1× (warm + that file)",
+                1.2,
+                _pick(at10k, "warm-edit"),
+                _pick(at10k, "warm"),
+            )
+        )
     rows.append(
         _ratio_target(
             "100-record run / one check-jsonschema run",
@@ -228,6 +238,10 @@ def _size_section(results: Results, result: SizeResult) -> Iterator[str]:
     yield _row(cold, f"agent-lint cold ({flag})")
     if "warm" in series:
         yield _row(series["warm"], "agent-lint warm", f"{_both(series['warm'], cold)} cold")
+    if "warm-edit" in series:
+        edited = series["warm-edit"]
+        note = f"{_both(edited, series['warm'])} warm; {_both(edited, cold)} cold"
+        yield _row(edited, "agent-lint warm, one file edited", note)
     else:
         yield "| agent-lint warm | n/a | | | | | agent-lint has no cache yet |"
     peer = series["peer"]

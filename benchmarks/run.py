@@ -7,8 +7,9 @@ For each size, a repository of about that many records (files) is generated
 injected mistakes per family) and these contenders run, each in a fresh
 process, interleaved round by round, ``--repeat`` times:
 
-- agent-lint cold (``--no-cache`` when agent-lint has that flag) and warm (a
-  second run with its cache; "n/a" while agent-lint has no cache);
+- agent-lint cold (``--no-cache`` when agent-lint has that flag), warm (a
+  second run with its cache; "n/a" while agent-lint has no cache) and warm after
+  one file was edited (a newline appended to one decision before each run);
 - check-jsonschema on the same JSON files, one run per bundled schema (files
   grouped by kind), the times summed; offline (``--schemafile``, local ``$ref``s
   only, proxies pointed at a closed local port so a fetch would fail loudly);
@@ -417,6 +418,19 @@ def _lint(tools: Tools, repo: Path, out: Path, *extra: str, cache: bool = False)
     return Command(argv, repo, env, out, out.with_suffix(".err"))
 
 
+def _edit_then(command: Command, repo: Repository) -> Command:
+    """``command`` after appending a newline to one decision: each run finds one file changed."""
+    edited = min((repo.agent_dir / "decisions").glob("D-*.json"))
+    script = 'printf "\\n" >> "$0" && exec "$@"'
+    return Command(
+        ("/bin/sh", "-c", script, str(edited), *command.argv),
+        command.cwd,
+        command.env,
+        command.stdout,
+        command.stderr,
+    )
+
+
 def _findings(output: Path) -> Counter[tuple[str, str]]:
     document = json.loads(output.read_text(encoding="utf-8"))
     return Counter((d["code"], d["path"]) for d in document["diagnostics"])
@@ -558,6 +572,10 @@ def measure_size(
         series["warm"] = Series(
             "agent-lint warm", [_lint(tools, repo.root, out / "warm.json", cache=True)]
         )
+        series["warm-edit"] = Series(
+            "agent-lint warm, one file edited",
+            [_edit_then(_lint(tools, repo.root, out / "warm-edit.json", cache=True), repo)],
+        )
         log("priming the cache")
         run(series["warm"].commands[0])
     if records == min(args.sizes):
@@ -577,6 +595,8 @@ def measure_size(
     )
     if tools.has_cache and _findings(out / "warm.json") != result.findings:
         raise RuntimeError(f"{records} records: warm and cold runs report different findings")
+    if tools.has_cache and _findings(out / "warm-edit.json") != result.findings:
+        raise RuntimeError(f"{records} records: a warm run after an edit reports other findings")
     if args.scenarios_up_to is None or records <= args.scenarios_up_to:
         scenarios(result, tools, here, repeat, log)
     return result

@@ -27,6 +27,10 @@ os.environ["GIT_CEILING_DIRECTORIES"] = os.pathsep.join(
     filter(None, [str(FIXTURES), os.environ.get("GIT_CEILING_DIRECTORIES")])
 )
 
+# agent-lint's cache is tested in tests/test_cache.py; everywhere else it is off, so no test
+# writes a cache into the fixtures and every run computes what it reports.
+os.environ["AGENT_LINT_NO_CACHE"] = "1"
+
 # Property tests: a short, reproducible run by default; AGENT_LINT_FUZZ=long explores for
 # much longer with fresh random examples (see the README's Development section).
 _FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]

@@ -186,6 +186,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     assert set(size.series) == {
         "cold",
         "warm",
+        "warm-edit",
         "peer",
         "peer-one",
         "bare",
@@ -221,6 +222,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     assert "### 100 records" in text and "exactly the injected defects" in text
     assert "check-jsonschema flags 1 file(s): those of the schema defects" in text
     assert "`--base`, 16 modified handoffs" in text and "agent-lint warm |" in text
+    assert "agent-lint warm, one file edited |" in text
     rows = {t.name: t for t in report.targets(results)}
     assert rows["100-record run / one check-jsonschema run"].met in ("met", "not met")
     assert rows["10k cold / bare parse"].met == "n/a"

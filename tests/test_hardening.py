@@ -475,6 +475,23 @@ def test_an_unlisted_handoffs_folder_is_one_finding_and_no_fix(tmp_path, monkeyp
     assert not any(d.fixable for d in result.diagnostics)
 
 
+def test_a_store_that_cannot_be_listed_is_reported_not_called_foreign(tmp_path, monkeypatch):
+    """Nothing of the store is seen, so nothing says it is another design: AL010 is shown."""
+    import shutil
+
+    from conftest import FIXTURES
+
+    from agent_lint.linter import lint_paths
+
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", root)
+    _deny_listing(monkeypatch, ".agent")
+    result = lint_paths([root])
+    assert [(d.code, d.path) for d in result.diagnostics] == [("AL010", ".agent")]
+    assert "folder cannot be read (Permission denied)" in result.diagnostics[0].message
+    assert not any("no Cortex agent state" in notice for notice in result.notices)
+
+
 @pytest.mark.parametrize("folder", [".agent/missions/M-001", ".agent/artifacts/T-002"])
 def test_references_into_an_unlisted_folder_are_unknown_not_missing(tmp_path, monkeypatch, folder):
     import shutil

@@ -6,7 +6,7 @@ from conftest import codes
 from records import decision, handoff
 
 from agent_lint.diagnostics import Severity
-from agent_lint.validators.notes import id_shape
+from agent_lint.profiles.cortex.notes import id_shape
 
 PLAN = """# M-004 Event bus
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import shutil
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, REPO
@@ -15,7 +13,6 @@ from agent_lint import profiles, rules
 from agent_lint.cli import main
 from agent_lint.discovery import find_target
 from agent_lint.linter import lint_paths
-from agent_lint.profiles.cortex.kinds import KINDS as CORTEX_KINDS
 
 ASTRION = REPO / "fixtures" / "astrion"
 PERSONAL_BOT = REPO / "fixtures" / "personal_bot"
@@ -140,78 +137,6 @@ def test_a_user_schema_extends_a_bundled_one_by_both_of_its_ids(tmp_path):
         assert validator is not None
         issues = list(validator.issues({"decision_id": "D-1"}))
         assert {issue.keyword for issue in issues} == {"required"}
-
-
-#: The engine: modules that may name no profile, no layout and no Cortex kind.
-ENGINE = [
-    "linter.py",
-    "index.py",
-    "discovery.py",
-    "loading.py",
-    "filestep.py",
-    "result.py",
-    "selection.py",
-    "schemas.py",
-    "fixer.py",
-    "kinds.py",
-    "profile.py",
-    "gitgate",
-    "reporters",
-]
-
-
-def _engine_files() -> list[Path]:
-    package = REPO / "agent_lint"
-    found = []
-    for name in ENGINE:
-        path = package / name
-        found.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
-    return found
-
-
-def test_no_engine_module_imports_a_profile_package():
-    for path in _engine_files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-                if node.module == "agent_lint.profiles":  # the registry, not a profile
-                    names += [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            for name in names:
-                is_profile = name.startswith("agent_lint.profiles.") and (
-                    name.split(".")[2] in profiles.BUILTIN
-                )
-                assert not is_profile, (path.name, name)
-
-
-def test_no_engine_module_names_a_cortex_kind_or_store():
-    kind_names = {kind.name for kind in CORTEX_KINDS} | {".agent", "cortex"}
-    for path in _engine_files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        docstrings = {
-            id(node.body[0].value)
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
-            and node.body
-            and isinstance(node.body[0], ast.Expr)
-            and isinstance(node.body[0].value, ast.Constant)
-        }
-        # Enum members (NameRule.TURN = "turn") are the vocabulary's own words.
-        members = {
-            id(statement.value)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ClassDef)
-            for statement in node.body
-            if isinstance(statement, ast.Assign)
-        }
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if id(node) in docstrings or id(node) in members:
-                    continue
-                assert node.value not in kind_names, (path.name, node.value)
 
 
 TOY = '''

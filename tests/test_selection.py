@@ -58,7 +58,7 @@ def test_a_check_whose_codes_are_all_deselected_does_not_run():
     profile = replace(target.profile, repo_checks=tuple(checks))
     config = target.config.with_cli(["AL501"], None)
     lint_target(replace(target, profile=profile, config=config))
-    assert calls == ["agent_lint.validators.agreement.check_agreement"]
+    assert calls == ["agent_lint.profiles.cortex.agreement.check_agreement"]
 
 
 def test_checks_emit_only_the_codes_they_declare():

@@ -31,7 +31,6 @@ from agent_lint.config import (
     gate_settings,
     load_config,
 )
-from agent_lint.diagnostics import Diagnostic
 from agent_lint.discovery import Target, profile_for
 from agent_lint.gitgate.checks import Comparison, check
 from agent_lint.gitgate.snapshots import (
@@ -41,6 +40,7 @@ from agent_lint.gitgate.snapshots import (
     WorkTreeSnapshot,
 )
 from agent_lint.gitplumbing import MODE_TREE, GitError, Repository, TreeEntry
+from agent_lint.problems import GateProblem
 from agent_lint.profile import Profile, extend
 from agent_lint.profiles import builtin, get, names
 
@@ -67,14 +67,14 @@ class Request:
 
 @dataclass
 class Outcome:
-    """The gate's findings, the paths the change touched, notices, and its settings.
+    """The gate's problems, the paths the change touched, notices, and its settings.
 
     ``config`` holds the AL6xx settings (the merge-base's configuration with
     the command line's ``--select``/``--ignore``); None when the gate did not run.
     ``located`` is where the change branched (None when there was no base).
     """
 
-    findings: list[Diagnostic] = field(default_factory=list)
+    problems: list[GateProblem] = field(default_factory=list)
     changed: set[str] | None = None
     notices: list[str] = field(default_factory=list)
     config: Config | None = None
@@ -185,8 +185,8 @@ def _run(target: Target, request: Request) -> Outcome:
         merged_in=_MergedIn(repo, merge_base, base_name),
         profile=settings.profile(config),
     )
-    findings, changed = check(comparison)
-    return Outcome(findings, changed, notices + comparison.notices, config, found)
+    problems, changed = check(comparison)
+    return Outcome(problems, changed, notices + comparison.notices, config, found)
 
 
 def choose_repository(agent_dir: Path, root: Path | None = None) -> Repository | None:

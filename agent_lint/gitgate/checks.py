@@ -1,7 +1,9 @@
-"""The AL6xx findings: what the change did to the append-only files of the merge-base.
+"""What the change did to the append-only files of the merge-base, as typed problems.
 
 Works on snapshots only (:mod:`agent_lint.gitgate.snapshots`); git is not
 asked anything here except, through ``merged_in``, which commit merged a file.
+Each problem is a :class:`~agent_lint.problems.GateProblem`;
+:func:`agent_lint.validators.history.diagnose` makes it its AL6xx finding.
 """
 
 from __future__ import annotations
@@ -13,25 +15,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from agent_lint.diagnostics import Diagnostic
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, ancestors, fold, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind
+from agent_lint.problems import GateIssue, GateProblem
 from agent_lint.profile import Profile
-from agent_lint.validators.history import (
-    AGENT_DIR_REMOVED,
-    BACKDATED,
-    DELETED,
-    GITLINK,
-    MODIFIED,
-    NOT_COMPARED,
-    NUMBERING,
-    RENAMED,
-    REPLACED,
-    TWIN,
-    WRITE_ONCE_CHANGED,
-)
 
 
 def describe(mode: str) -> str:
@@ -65,7 +54,6 @@ class Comparison:
     profile: Profile
     display: Callable[[str], str]
     merged_in: Callable[[str], str]
-    findings: list[Diagnostic] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
 
     def relative(self, path: str) -> str:
@@ -85,11 +73,11 @@ def protected_files(comparison: Comparison) -> dict[str, Kind]:
     return found
 
 
-def check(comparison: Comparison) -> tuple[list[Diagnostic], set[str]]:
-    """Every AL6xx finding of the change, and the reported paths of the files it changed."""
+def check(comparison: Comparison) -> tuple[list[GateProblem], set[str]]:
+    """Every problem of the change (AL6xx), and the reported paths of the files it changed."""
     c = comparison
     protected = protected_files(c)
-    found: list[Diagnostic] = list(_twins(c, protected))
+    found: list[GateProblem] = list(_twins(c, protected))
     replaced_at: set[str] = set()
     unread: dict[str, list[str]] = defaultdict(list)
     for path in sorted(protected):
@@ -129,12 +117,12 @@ def check(comparison: Comparison) -> tuple[list[Diagnostic], set[str]]:
     c.base.prefetch(p for p in kept if kept[p].history is History.WRITE_ONCE)
     renamed_to: set[str] = set()
     for path in sorted(kept):
-        diagnostic = _protected(c, kept[path], path, by_sha)
-        if diagnostic is not None:
-            found.append(diagnostic)
-            if diagnostic.code == RENAMED.code:
+        problem = _protected(c, kept[path], path, by_sha)
+        if problem is not None:
+            found.append(problem)
+            if problem.issue is GateIssue.RENAMED:
                 renamed_to.update(by_sha.get(c.base.sha(path) or "", [])[:1])
-            if diagnostic.code == REPLACED.code:
+            if problem.issue is GateIssue.REPLACED:
                 replaced_at.add(path)
     found.extend(_appended(c, new_paths - renamed_to))
     found.extend(_gitlinks(c, replaced_at))
@@ -149,13 +137,14 @@ def _agent_dir_gone(c: Comparison) -> bool:
     return c.change.replaced(probe) is None
 
 
-def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> Diagnostic:
+def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem:
     folder = c.prefix or "."
     moved = ""
     if c.change_prefix != c.prefix:
         moved = f"; the change's agent dir is {c.display(c.change_prefix) or '.'}"
     newest = max(protected)
-    return AGENT_DIR_REMOVED.at(
+    return GateProblem(
+        GateIssue.AGENT_DIR_REMOVED,
         c.display(c.prefix) or ".",
         f"the agent dir {folder} holds {len(protected)} append-only file"
         f"{'s' if len(protected) != 1 else ''} merged on {c.base_name} (such as "
@@ -166,10 +155,11 @@ def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> Diagnostic:
     )
 
 
-def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> Diagnostic:
+def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> GateProblem:
     mode = c.change.mode_of(folder) or ""
     count = len(paths)
-    return REPLACED.at(
+    return GateProblem(
+        GateIssue.REPLACED,
         c.display(folder),
         f"{folder} holds {count} append-only file{'s' if count != 1 else ''} merged on "
         f"{c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
@@ -195,13 +185,14 @@ def _repinned(content: bytes | None) -> str:
 
 def _protected(
     c: Comparison, kind: Kind, path: str, by_sha: dict[str, list[str]]
-) -> Diagnostic | None:
+) -> GateProblem | None:
     base_sha = c.base.sha(path)
     mode = c.change.modes.get(path)
     name = posixpath.basename(path)
     shown = c.display(path)
     if mode is not None and mode not in REGULAR_MODES:
-        return REPLACED.at(
+        return GateProblem(
+            GateIssue.REPLACED,
             shown,
             f"{name} was merged in {c.merged_in(path)} as a regular file and is append-only; "
             f"in the change it is {describe(mode)}",
@@ -220,7 +211,8 @@ def _protected(
             pinned = None
         if pinned is None and now is not None:
             return None  # the first time the reference is set
-        return WRITE_ONCE_CHANGED.at(
+        return GateProblem(
+            GateIssue.WRITE_ONCE_CHANGED,
             shown,
             f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
             f"write-once; it was {_repinned(c.change.content(path)) if now else 'deleted'}",
@@ -230,20 +222,23 @@ def _protected(
     if now is None:
         targets = by_sha.get(base_sha or "", [])
         if targets:
-            return RENAMED.at(
+            return GateProblem(
+                GateIssue.RENAMED,
                 shown,
                 f"{name} was merged in {c.merged_in(path)} and is append-only; it was renamed "
                 f"to {c.display(targets[0])}",
                 line=1,
                 column=1,
             )
-        return DELETED.at(
+        return GateProblem(
+            GateIssue.DELETED,
             shown,
             f"{name} was merged in {c.merged_in(path)} and is append-only; it was deleted",
             line=1,
             column=1,
         )
-    return MODIFIED.at(
+    return GateProblem(
+        GateIssue.MODIFIED,
         shown,
         f"{name} was merged in {c.merged_in(path)} and is append-only; it was modified "
         "(write a new handoff instead)",
@@ -252,7 +247,7 @@ def _protected(
     )
 
 
-def _not_compared(c: Comparison, path: str, paths: list[str]) -> Diagnostic:
+def _not_compared(c: Comparison, path: str, paths: list[str]) -> GateProblem:
     """AL611: the change has ``path`` but the gate cannot read it."""
     count = len(paths)
     what = "it" if paths == [path] else f"the {count} append-only file{'s' if count != 1 else ''}"
@@ -263,7 +258,8 @@ def _not_compared(c: Comparison, path: str, paths: list[str]) -> Diagnostic:
         f"{c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
         f"{c.merged_in(paths[0])})"
     )
-    return NOT_COMPARED.at(
+    return GateProblem(
+        GateIssue.NOT_COMPARED,
         c.display(path),
         f"{held}; the gate could not compare {what} with the change: {path} "
         f"{c.change.unreadable[path]}",
@@ -272,7 +268,7 @@ def _not_compared(c: Comparison, path: str, paths: list[str]) -> Diagnostic:
     )
 
 
-def _twins(c: Comparison, protected: dict[str, Kind]) -> Iterator[Diagnostic]:
+def _twins(c: Comparison, protected: dict[str, Kind]) -> Iterator[GateProblem]:
     """AL610: names the change adds that a case-insensitive or normalising file system
     takes for a merged append-only file or a folder on the way to one."""
     if not protected:
@@ -300,7 +296,7 @@ def _twins(c: Comparison, protected: dict[str, Kind]) -> Iterator[Diagnostic]:
             break
 
 
-def _twin(c: Comparison, name: str, original: str, protected: dict[str, Kind]) -> Diagnostic:
+def _twin(c: Comparison, name: str, original: str, protected: dict[str, Kind]) -> GateProblem:
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", original):
         ways = "Unicode normalisation (NFC/NFD)"
     elif name.casefold() == original.casefold():
@@ -317,7 +313,8 @@ def _twin(c: Comparison, name: str, original: str, protected: dict[str, Kind]) -
             f"{c.base_name} (such as {posixpath.basename(first)}, merged in {c.merged_in(first)})"
         )
         held = "folder"
-    return TWIN.at(
+    return GateProblem(
+        GateIssue.TWIN,
         c.display(name),
         f"{posixpath.basename(name)} differs from {what} only in {ways}: on macOS and Windows "
         f"both names are one {held}, and a checkout there shows whichever git writes last, so "
@@ -371,7 +368,7 @@ def _newest(c: Comparison, snapshot: TreeSnapshot) -> dict[str, tuple[tuple[int,
     return newest
 
 
-def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
+def _appended(c: Comparison, new_paths: set[str]) -> Iterator[GateProblem]:
     """New handoffs sort after the newest one of the fork point and continue the base's numbers."""
     at_fork = _newest(c, c.fork)
     at_base = at_fork if c.fork is c.base else _newest(c, c.base)
@@ -383,7 +380,8 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
         kind, key = ordered
         folder, name = posixpath.dirname(path), posixpath.basename(path)
         if folder in at_fork and key < at_fork[folder][0]:
-            yield BACKDATED.at(
+            yield GateProblem(
+                GateIssue.BACKDATED,
                 c.display(path),
                 f"new handoff {name} sorts before {posixpath.basename(at_fork[folder][1])}, which "
                 f"this folder already held where the change branched off {c.base_name}: "
@@ -395,7 +393,8 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
         if kind.next_name is not None and folder in at_base:
             want = expected.get(folder, at_base[folder][0][0] + 1)
             if key[0] != want:
-                yield NUMBERING.at(
+                yield GateProblem(
+                    GateIssue.NUMBERING,
                     c.display(path),
                     f"new handoff {name} does not continue the numbering of {c.base_name}: "
                     f"the next handoff is {kind.next_name(want)}",
@@ -405,7 +404,7 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[Diagnostic]:
             expected[folder] = key[0] + 1
 
 
-def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[Diagnostic]:
+def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[GateProblem]:
     """Submodules and nested repositories inside the agent dir (not the agent dir itself)
     that the change adds or points at another commit; one notice names the others."""
     kept: list[str] = []
@@ -418,7 +417,8 @@ def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[Diagnostic]:
         if merged is not None and merged == c.change.link_sha(path):
             kept.append(path)
             continue
-        yield GITLINK.at(
+        yield GateProblem(
+            GateIssue.GITLINK,
             c.display(path),
             f"{posixpath.basename(path)} is a submodule (gitlink) or nested git repository inside "
             "the agent dir: its files are not part of this repository's history, so the "

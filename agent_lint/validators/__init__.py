@@ -1,11 +1,19 @@
-"""Validator modules, one per family of checks: the one layer that emits codes.
+"""The generic validator modules, one per family of checks.
+
+With the profiles' own checks (``agent_lint/profiles/<name>/``) they are the
+one layer that emits codes: the engine (discovery, loading, the per-file step,
+the gate) returns typed problems (:mod:`agent_lint.problems`) that functions
+here make findings, and nothing else calls :meth:`Rule.at
+<agent_lint.diagnostics.Rule.at>`. Nothing here knows a profile's kinds by name.
 
 A profile (:mod:`agent_lint.profile`) lists the checks that apply to it: file
 checks run once per parsed file (a :class:`~agent_lint.index.FileContext`),
 repo checks once per repository on the :class:`~agent_lint.index.RepoIndex`.
 ``SHARED_FILE_CHECKS`` and ``SHARED_REPO_CHECKS`` are the ones every profile
 runs. Each :class:`Check` declares the codes it emits, so selection decides
-what runs. ``RULES`` lists every rule of every family, in code order.
+what runs. ``RULES`` lists every rule of the generic families, in code order;
+a profile's own rules are its ``rules`` (:func:`agent_lint.rules.all_rules`
+has them all).
 """
 
 from __future__ import annotations
@@ -17,16 +25,12 @@ from typing import Generic, TypeVar
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.validators import (
-    agreement,
     files,
     history,
     identity,
     indexes,
-    notes,
-    ordering,
     references,
     schema,
-    states,
     storage,
 )
 
@@ -79,10 +83,6 @@ _FAMILIES = (
     identity,
     references,
     indexes,
-    states,
-    notes,
-    ordering,
-    agreement,
     history,
     storage,
 )

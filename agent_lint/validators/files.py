@@ -1,14 +1,17 @@
 """AL0xx: file-level problems found while reading a file.
 
-These rules are raised by discovery and loading (:mod:`agent_lint.discovery`,
-:mod:`agent_lint.loading`) rather than by a pass over parsed data: a file that
-cannot be read or parsed has no data for later checks.
+These rules come from what discovery and loading met (:mod:`agent_lint.discovery`,
+:mod:`agent_lint.loading`) rather than from a pass over parsed data: a file that
+cannot be read or parsed has no data for later checks. Those modules return
+typed problems (:mod:`agent_lint.problems`); :func:`diagnose` and
+:func:`diagnose_entry` make them findings.
 """
 
 from __future__ import annotations
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
-from agent_lint.problems import ParseIssue, ParseProblem
+from agent_lint.problems import EntryIssue, EntryProblem, GateProblem, ParseIssue, ParseProblem
+from agent_lint.validators import storage
 
 INVALID_JSON = Rule(
     "AL001",
@@ -162,3 +165,22 @@ def diagnose(problem: ParseProblem) -> Diagnostic:
         end_line=problem.end_line,
         end_column=problem.end_column,
     )
+
+
+_BY_ENTRY_ISSUE: dict[EntryIssue, Rule] = {
+    EntryIssue.SYMLINK_ESCAPE: SYMLINK_ESCAPE,
+    EntryIssue.NOT_A_REGULAR_FILE: NOT_A_REGULAR_FILE,
+    EntryIssue.FILE_TOO_LARGE: FILE_TOO_LARGE,
+    EntryIssue.UNREADABLE: UNREADABLE,
+    **storage.BY_ISSUE,
+}
+
+
+def diagnose_entry(problem: EntryProblem) -> Diagnostic:
+    """The finding a problem the walk met at an entry of the store is (AL007-AL010, AL7xx)."""
+    return finding(_BY_ENTRY_ISSUE[problem.issue], problem)
+
+
+def finding(rule: Rule, problem: EntryProblem | GateProblem) -> Diagnostic:
+    """``problem`` as a finding of ``rule``, in its words and at its place."""
+    return rule.at(problem.path, problem.message, line=problem.line, column=problem.column)

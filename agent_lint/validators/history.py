@@ -1,15 +1,19 @@
 """AL6xx: what a change may do to the files its git base already has (``--base REF``).
 
-The checks run in :mod:`agent_lint.gitgate`; this module declares the rules
-and the protected patterns they document. Which files are append-only is the
-kind registry's ``history`` policy (:mod:`agent_lint.kinds`);
+The gate (:mod:`agent_lint.gitgate`) compares the change with its base and
+returns typed problems; this module declares the rules, the protected
+patterns they document, and :func:`diagnose`, which makes a problem its
+finding. Which files are append-only is the kind registry's ``history``
+policy (:mod:`agent_lint.kinds`);
 :data:`PROTECTED_PATTERNS` lists them for people, and a test keeps the two in
 step.
 """
 
 from __future__ import annotations
 
-from agent_lint.diagnostics import Rule
+from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.problems import GateIssue, GateProblem
+from agent_lint.validators.files import finding
 
 #: Append-only files, relative to the agent dir: ``(pattern, what it is)``.
 #: ``<C>`` is a conversation folder, ``<M>`` a mission folder.
@@ -183,3 +187,22 @@ RULES = (
     TWIN,
     NOT_COMPARED,
 )
+
+_BY_ISSUE: dict[GateIssue, Rule] = {
+    GateIssue.MODIFIED: MODIFIED,
+    GateIssue.DELETED: DELETED,
+    GateIssue.RENAMED: RENAMED,
+    GateIssue.BACKDATED: BACKDATED,
+    GateIssue.NUMBERING: NUMBERING,
+    GateIssue.WRITE_ONCE_CHANGED: WRITE_ONCE_CHANGED,
+    GateIssue.REPLACED: REPLACED,
+    GateIssue.AGENT_DIR_REMOVED: AGENT_DIR_REMOVED,
+    GateIssue.GITLINK: GITLINK,
+    GateIssue.TWIN: TWIN,
+    GateIssue.NOT_COMPARED: NOT_COMPARED,
+}
+
+
+def diagnose(problem: GateProblem) -> Diagnostic:
+    """The finding (AL6xx) a problem the append-only gate found in the change is."""
+    return finding(_BY_ISSUE[problem.issue], problem)

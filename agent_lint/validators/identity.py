@@ -9,10 +9,8 @@ from pathlib import PurePosixPath
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, Identity, RepoIndex
 from agent_lint.jsontext import INTEGER, clip, quote
-from agent_lint.kinds import Kind, NameRule, shown
+from agent_lint.kinds import Kind, NameRule, shown, whole
 from agent_lint.profile import Profile
-from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.profiles.cortex.handoffs import turn_number
 
 INVALID_ID = Rule(
     "AL201",
@@ -75,47 +73,42 @@ UNCLASSIFIED_FILE = Rule(
     "decisions/d-foo.json",
     "decisions/D-foo.json",
 )
-MISSING_META = Rule(
-    "AL206",
-    "conversation-without-meta",
-    "A conversation folder has handoffs or turns but no meta.json",
-    "Reports a folder under `conversations/` that holds handoffs or turns but no "
-    "`meta.json`. The conversation has no id, no active agent and no state for the next "
-    "agent to resume from, and references to it cannot be resolved.",
-    "conversations/C-7/handoffs/H-001.json without conversations/C-7/meta.json",
-    "conversations/C-7/meta.json beside its handoffs/ and turns/",
-)
-
 RULES = (
     INVALID_ID,
     ID_NAME_MISMATCH,
     DUPLICATE_ID,
     INVALID_FILE_NAME,
     UNCLASSIFIED_FILE,
-    MISSING_META,
 )
 
 
-def _check_turn(ctx: FileContext) -> Iterator[Diagnostic]:
-    stem = ctx.groups["stem"]
+#: A name that is a number (a turn file's stem).
+_NUMBER = whole("[0-9]+")
+
+
+def _check_numbered(ctx: FileContext) -> Iterator[Diagnostic]:
+    """A file named by a number (:attr:`NameRule.TURN`): four digits or more, equal to its id."""
+    kind, stem = ctx.kind, ctx.groups["stem"]
     file_name = PurePosixPath(ctx.path).name
-    number = turn_number(stem)
+    number = int(stem) if _NUMBER.match(stem) else None
     if number is None or len(stem) < 4:
         yield INVALID_FILE_NAME.at(
             ctx.path,
-            f'turn file name "{file_name}" must be a number of at least 4 digits, '
+            f'{kind.title} file name "{file_name}" must be a number of at least 4 digits, '
             f"such as {stem.zfill(4) if number is not None else '0001'}.yaml",
             line=1,
             column=1,
         )
         return
-    turn = ctx.data.get("turn") if isinstance(ctx.data, dict) else None
-    if isinstance(turn, INTEGER) and not isinstance(turn, bool) and turn != number:
+    if kind.id_field is None or not isinstance(ctx.data, dict):
+        return
+    value = ctx.data.get(kind.id_field)
+    if isinstance(value, INTEGER) and not isinstance(value, bool) and value != number:
         yield ID_NAME_MISMATCH.at(
             ctx.path,
-            f"turn {quote(turn)} does not match its file name {file_name} "
-            f"(expected turn: {number})",
-            pointer="/turn",
+            f"{kind.id_field} {quote(value)} does not match its file name {file_name} "
+            f"(expected {kind.id_field}: {number})",
+            pointer=f"/{kind.id_field}",
         )
 
 
@@ -175,7 +168,7 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
     """Check the record's id pattern and its agreement with the file or folder name."""
     kind = ctx.kind
     if kind.name_rule is NameRule.TURN:
-        yield from _check_turn(ctx)
+        yield from _check_numbered(ctx)
         return
     if not isinstance(ctx.data, dict) or kind.id_field is None:
         return
@@ -224,17 +217,16 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
             continue
         owners.sort(key=lambda owner: (owner.path, owner.pointer))
         first = owners[0]
+        namespace = index.namespaces.get(first.namespace)
+        part = namespace.unique_within if namespace is not None else ""
+        scope_text = f" in {part}" if part else ""
         for other in owners[1:]:
             where = f"{first.path} at {first.pointer}" if first.path == other.path else first.path
-            scope_text = " in the same mission" if other.namespace == "milestone" else ""
             yield DUPLICATE_ID.at(
                 other.path,
                 f"{other.title} id {quote(value)} is already used by {where}{scope_text}",
                 pointer=other.pointer,
             )
-
-
-_PREFIXES = ("WP", "IM", "MEM", "MS", "D", "M", "C", "H", "R", "S")
 
 
 def _renamings(profile: Profile, relpath: str, data: object) -> Iterator[str]:
@@ -246,7 +238,8 @@ def _renamings(profile: Profile, relpath: str, data: object) -> Iterator[str]:
     ext = ext.lower()
     head, dash, rest = stem.partition("-")
     stems = [stem]
-    if dash and head.upper() in _PREFIXES and head != head.upper():
+    if dash and head.isalpha() and head.isascii() and head != head.upper():
+        # An id prefix written in lower case (``d-001``): the kind's pattern decides.
         stems.append(f"{head.upper()}-{rest}")
     if isinstance(data, dict):
         for kind in profile.kinds:
@@ -330,24 +323,3 @@ def check_unclassified(
         line=1,
         column=1,
     )
-
-
-def check_conversation_folders(index: RepoIndex) -> Iterator[Diagnostic]:
-    """Every conversation folder with handoffs or turns has a meta.json (AL206)."""
-    conversations = facts_of(index).conversations
-    for name in sorted(conversations):
-        conversation = conversations[name]
-        if conversation.meta_path is not None:
-            continue
-        files = sorted(
-            [p for _, p in conversation.handoff_files] + [p for _, p in conversation.turn_files]
-        )
-        if not files:
-            continue
-        yield MISSING_META.at(
-            files[0],
-            f"conversation folder {conversation.folder}/ has handoffs or turns but no meta.json "
-            f'(expected {conversation.folder}/meta.json with conversation_id "{name}")',
-            line=1,
-            column=1,
-        )

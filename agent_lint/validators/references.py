@@ -1,4 +1,4 @@
-"""AL301-AL303, AL316: id references, path references and relations agreement.
+"""AL301-AL303: id references and path references.
 
 All checks here run on the repository index after the one pass: each
 reference is resolved with one hash look-up, so the work grows linearly with
@@ -22,7 +22,6 @@ from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
 from agent_lint.index import PathReference, RepoIndex
 from agent_lint.jsontext import clip, quote
-from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.suggest import Suggester
 from agent_lint.validators.files import LIMIT_EXCEEDED
 
@@ -74,18 +73,7 @@ UNSAFE_PATH = Rule(
     '{"artifact_refs": ["/home/me/project/design.md", "../other-repo/notes.md"]}',
     '{"artifact_refs": ["docs/design.md"]}',
 )
-RELATIONS_MISMATCH = Rule(
-    "AL316",
-    "relations-mismatch",
-    "relations.yaml disagrees with meta.json relations",
-    "Reports a conversation whose `relations.yaml` and `meta.json` `relations` list "
-    "different missions, tasks or conversations (compared as sets). One of the two was "
-    "updated and the other was not, so agents see different bindings.",
-    "relations.yaml: mission_ids [M-001, M-002]; meta.json relations.mission_ids: [M-001]",
-    "the same set of ids in both files",
-)
-
-RULES = (DANGLING_REFERENCE, MISSING_PATH, UNSAFE_PATH, RELATIONS_MISMATCH)
+RULES = (DANGLING_REFERENCE, MISSING_PATH, UNSAFE_PATH)
 
 _HINT = re.compile(r'; did you mean "[^"]*"\?')
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
@@ -604,44 +592,3 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             else:
                 yield finding
     yield from absent.summaries()
-
-
-_RELATION_KEYS = ("mission_ids", "task_ids", "conversation_ids")
-
-
-def _ids(values: object) -> set[str]:
-    return {v for v in values if isinstance(v, str)} if isinstance(values, list) else set()
-
-
-def check_relations(index: RepoIndex) -> Iterator[Diagnostic]:
-    """relations.yaml equals meta.json ``relations`` as sets (AL316)."""
-    cortex = facts_of(index)
-    for conversation in sorted(cortex.relations):
-        sides = cortex.relations[conversation]
-        if "yaml" not in sides:
-            continue
-        facts = cortex.conversations.get(conversation)
-        if "meta" not in sides and facts is not None and facts.meta_path is not None:
-            continue  # meta.json is there but was not read or did not parse: that is its finding
-        yaml_path, yaml_data = sides["yaml"]
-        meta_path, meta_data = sides.get("meta", ("meta.json", {}))
-        for key in _RELATION_KEYS:
-            in_yaml, in_meta = _ids(yaml_data.get(key)), _ids(meta_data.get(key))
-            if in_yaml == in_meta:
-                continue
-            parts = []
-            if in_yaml - in_meta:
-                parts.append(
-                    f"lists {clip(', '.join(sorted(in_yaml - in_meta)))}, which "
-                    f"meta.json relations.{key} does not"
-                )
-            if in_meta - in_yaml:
-                parts.append(
-                    f"lacks {clip(', '.join(sorted(in_meta - in_yaml)))}, which "
-                    f"meta.json relations.{key} lists"
-                )
-            yield RELATIONS_MISMATCH.at(
-                yaml_path,
-                f"relations.yaml {key} {' and '.join(parts)} ({meta_path})",
-                pointer=f"/{key}" if key in yaml_data else "",
-            )

@@ -3,8 +3,11 @@
 Agents write their state with atomic writes (a temporary file renamed over
 the target) and short directory locks; an interrupted write or a crashed
 agent leaves these behind. Checkouts on macOS and Windows fold case and
-Unicode normalisation and refuse some names. These rules are raised by the
-walk (:mod:`agent_lint.discovery`), which sees every name of every folder once.
+Unicode normalisation and refuse some names. The walk
+(:mod:`agent_lint.discovery`), which sees every name of every folder once, asks
+the functions here to judge each name; they return typed problems
+(:class:`~agent_lint.problems.EntryProblem`), which
+:func:`agent_lint.validators.files.diagnose_entry` makes findings.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from agent_lint.diagnostics import Diagnostic, Rule, Severity
+from agent_lint.diagnostics import Rule, Severity
 from agent_lint.jsontext import quote
+from agent_lint.problems import EntryIssue, EntryProblem
 
 TEMPORARY_FILE = Rule(
     "AL701",
@@ -116,9 +120,20 @@ _DEVICES = frozenset(
 )
 
 
-def _named(rule: Rule, path: str, message: str) -> Diagnostic:
-    """A finding about a name as a whole, placed at line 1, column 1 of ``path``."""
-    return rule.at(path, message, line=1, column=1)
+#: The rule of each problem the walk meets with a name or a link.
+BY_ISSUE: dict[EntryIssue, Rule] = {
+    EntryIssue.TEMPORARY_FILE: TEMPORARY_FILE,
+    EntryIssue.STALE_LOCK: STALE_LOCK,
+    EntryIssue.NAME_COLLISION: NAME_COLLISION,
+    EntryIssue.UNPORTABLE_NAME: UNPORTABLE_NAME,
+    EntryIssue.SYMLINK_INSIDE: SYMLINK_INSIDE,
+    EntryIssue.AGENT_DIR_OUTSIDE: AGENT_DIR_OUTSIDE,
+}
+
+
+def _named(issue: EntryIssue, path: str, message: str) -> EntryProblem:
+    """A problem with a name as a whole, placed at line 1, column 1 of ``path``."""
+    return EntryProblem(issue, path, message, line=1, column=1)
 
 
 def temporary_kind(name: str) -> str | None:
@@ -134,23 +149,23 @@ def temporary_kind(name: str) -> str | None:
     return None
 
 
-def temporary_file(repo_path: str, name: str) -> Diagnostic | None:
+def temporary_file(repo_path: str, name: str) -> EntryProblem | None:
     """AL701 for a temporary or editor file, else None."""
     kind = temporary_kind(name)
     if kind is None:
         return None
     return _named(
-        TEMPORARY_FILE,
+        EntryIssue.TEMPORARY_FILE,
         repo_path,
         f"{name} is {kind}; not read. Delete it once the record it belongs to is known "
         "to be complete",
     )
 
 
-def lock_folder(repo_path: str) -> Diagnostic:
+def lock_folder(repo_path: str) -> EntryProblem:
     """AL702 for a ``.control`` lock folder."""
     return _named(
-        STALE_LOCK,
+        EntryIssue.STALE_LOCK,
         repo_path,
         f"lock folder {LOCK_FOLDER} is present: an agent holds the lock or crashed holding it; "
         "stop the agents that use it, then delete the folder (it is not walked)",
@@ -170,13 +185,13 @@ def unportable_reason(name: str) -> str | None:
     return None
 
 
-def unportable_name(repo_path: str, name: str) -> Diagnostic | None:
+def unportable_name(repo_path: str, name: str) -> EntryProblem | None:
     """AL704 for a name Windows refuses, else None."""
     reason = unportable_reason(name)
     if reason is None:
         return None
     return _named(
-        UNPORTABLE_NAME,
+        EntryIssue.UNPORTABLE_NAME,
         repo_path,
         f"name {quote(name)} {reason}: it cannot be checked out on Windows",
     )
@@ -186,7 +201,7 @@ def _fold(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-def collisions(folder: str, names: Iterable[str]) -> Iterator[Diagnostic]:
+def collisions(folder: str, names: Iterable[str]) -> Iterator[EntryProblem]:
     """AL703 once per group of names in ``folder`` that fold to the same name.
 
     ``folder`` is the repository path of the folder ("" for the root); the
@@ -209,28 +224,28 @@ def collisions(folder: str, names: Iterable[str]) -> Iterator[Diagnostic]:
         listed = ", ".join(quote(name) for name in others)
         path = f"{folder}/{first}" if folder else first
         yield _named(
-            NAME_COLLISION,
+            EntryIssue.NAME_COLLISION,
             path,
             f"{quote(first)} and {listed} differ only in {' and '.join(ways)}: a checkout on macOS "
             "or Windows keeps only one of them",
         )
 
 
-def symlink_inside(repo_path: str, target: str, folder: bool) -> Diagnostic:
+def symlink_inside(repo_path: str, target: str, folder: bool) -> EntryProblem:
     """AL705 for a symbolic link that stays inside the repository."""
     what = "its folder is not walked" if folder else "the file it names is read"
     return _named(
-        SYMLINK_INSIDE,
+        EntryIssue.SYMLINK_INSIDE,
         repo_path,
         f"symbolic link to {target} ({what}); links break in Windows checkouts, so commit "
         "the file or folder itself",
     )
 
 
-def agent_dir_outside(repo_path: str) -> Diagnostic:
+def agent_dir_outside(repo_path: str) -> EntryProblem:
     """AL706 for an agent dir that resolves outside the repository."""
     return _named(
-        AGENT_DIR_OUTSIDE,
+        EntryIssue.AGENT_DIR_OUTSIDE,
         repo_path,
         f"the agent dir {repo_path} resolves to a folder outside the repository; nothing "
         "in it is read",

@@ -34,7 +34,9 @@ NAMESPACES: dict[str, Namespace] = {
     ),
     "handoff": Namespace("handoff", "handoffs"),
     "mission": Namespace("mission", "missions"),
-    "milestone": Namespace("milestone", "missions", "in this mission"),
+    "milestone": Namespace(
+        "milestone", "missions", "in this mission", unique_within="the same mission"
+    ),
     "decision": Namespace("decision", "decisions"),
     "waitpoint": Namespace("waitpoint", "waitpoints"),
     "inbox-message": Namespace("inbox message", "inbox"),

@@ -6,6 +6,7 @@ from typing import Any
 
 from agent_lint.kinds import Match
 from agent_lint.profile import Hook, Marker, Profile
+from agent_lint.profiles.cortex import agreement, conversations, notes, ordering, states
 from agent_lint.profiles.cortex.facts import CortexCollector
 from agent_lint.profiles.cortex.fixes import plan_state_files
 from agent_lint.profiles.cortex.kinds import (
@@ -16,17 +17,7 @@ from agent_lint.profiles.cortex.kinds import (
     SUPPORT_FILES,
 )
 from agent_lint.profiles.cortex.summary import handoff_chains
-from agent_lint.validators import (
-    SHARED_FILE_CHECKS,
-    SHARED_REPO_CHECKS,
-    Check,
-    agreement,
-    identity,
-    notes,
-    ordering,
-    references,
-    states,
-)
+from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, references
 
 _CONVERSATION = KINDS_BY_NAME["conversation"].id_pattern
 _MISSION = KINDS_BY_NAME["mission"].id_pattern
@@ -93,9 +84,9 @@ PROFILE = Profile(
     ),
     repo_checks=(
         SHARED_REPO_CHECKS[0],
-        Check(identity.check_conversation_folders, _codes(identity.MISSING_META)),
+        Check(conversations.check_conversation_folders, _codes(conversations.MISSING_META)),
         *SHARED_REPO_CHECKS[1:3],
-        Check(references.check_relations, _codes(references.RELATIONS_MISMATCH)),
+        Check(conversations.check_relations, _codes(conversations.RELATIONS_MISMATCH)),
         SHARED_REPO_CHECKS[3],
         Check(states.check_supersession, _codes(states.SUPERSESSION_CYCLE)),
         Check(notes.check_notes, _codes(*notes.RULES, references.UNSAFE_PATH)),
@@ -128,6 +119,13 @@ PROFILE = Profile(
         Hook("agent-lint-fix", r"^\.agent/"),
     ),
     support_files=SUPPORT_FILES,
+    rules=(
+        *conversations.RULES,
+        *states.RULES,
+        *notes.RULES,
+        *ordering.RULES,
+        *agreement.RULES,
+    ),
     named_groups={"mission": "mission"},
     signature=holds_cortex_state,
     unread_reasons=(

@@ -1,0 +1,493 @@
+"""The cache of per-file outcomes: what a file gives the run, kept until it changes.
+
+A file's outcome (its findings, and the facts repo-wide checks need) is a
+pure function of its path, its bytes and the run's settings (see
+:mod:`agent_lint.filestep`). The cache keeps one document per *run key*
+(agent-lint's version and code, Python and the parsing libraries, the
+profile, the whole configuration, the schemas' contents, the repository) in
+``.agent_lint_cache/`` at the repository root, or ``--cache-dir``; in it, each
+file's outcome under its path and content hash. Repo-wide checks run on
+every run, over the merged facts; the places of findings in a file may be
+kept too. Entries no run used are dropped when the document is written.
+
+The repository may be hostile (a fork's pull request), so the cache is
+JSON read field by field (:mod:`agent_lint.cache.codec`), never code;
+a document is trusted only when its HMAC, made with a key kept outside the
+repository, checks out; and the folder is never reached through a link
+(:mod:`agent_lint.cache.files`). Anything unexpected means the file is
+ignored and rewritten; a place that cannot be written means no cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import importlib.util
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_lint import __version__
+from agent_lint.cache.codec import (
+    CacheFormatError,
+    Codec,
+    Unencodable,
+    outcome_modules,
+    registry,
+)
+from agent_lint.cache.files import (
+    DEFAULT_DIR,
+    DIR_VARIABLE,
+    OFF_VARIABLE,
+    CacheDir,
+    Unavailable,
+    open_cache_dir,
+    secret_key,
+)
+
+if TYPE_CHECKING:
+    from agent_lint.config import Config
+    from agent_lint.discovery import Target
+    from agent_lint.filestep import FileOutcome
+    from agent_lint.profile import Profile
+    from agent_lint.schemas import SchemaStore
+
+__all__ = [
+    "DEFAULT_DIR",
+    "DIR_VARIABLE",
+    "OFF_VARIABLE",
+    "Cache",
+    "RunCache",
+    "content_digest",
+]
+
+#: The layout of a cache document; a document of another layout is ignored.
+FORMAT = 1
+_MAGIC = b"agent-lint-cache"
+_NAME = re.compile(r"[0-9a-f]{32}\.cache")
+#: Cache documents kept per folder (one per run key: configurations, repositories).
+KEEP_DOCUMENTS = 8
+#: A temporary file older than this was left by a run that was killed.
+STALE_TEMPORARY_SECONDS = 3600
+#: The libraries whose behaviour shapes findings (parsing, schema messages).
+_LIBRARIES = ("jsonschema", "jsonschema_rs", "ruamel.yaml", "yaml")
+_NOT_KEPT = object()
+
+Span = tuple[int, int, int | None, int | None]
+
+
+def content_digest(raw: bytes) -> str:
+    """The content hash a file's entry is kept under."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _code_fingerprint() -> str:
+    """agent-lint's own code: a development checkout's edits change the key too."""
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pending = [package]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                pending.append(entry.path)
+            elif entry.name.endswith((".py", ".json")):
+                info = entry.stat()
+                line = f"{os.path.relpath(entry.path, package)}\0{info.st_size}\0{info.st_mtime_ns}"
+                digest.update(line.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _library_versions() -> str:
+    """Where the parsing and schema libraries are installed, and when: an upgrade changes it.
+
+    Asking package metadata for versions costs a scan of every installed
+    distribution (a quarter of a second on a large environment); the file
+    each library is loaded from, its size and time, change with every install.
+    """
+    found = []
+    for name in _LIBRARIES:
+        module = sys.modules.get(name)
+        origin = getattr(module, "__file__", None)
+        if origin is None:
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                spec = None
+            origin = spec.origin if spec is not None else None
+        try:
+            info = os.stat(origin) if origin else None
+        except OSError:
+            info = None
+        stamp = f"{info.st_size}:{info.st_mtime_ns}" if info is not None else "none"
+        found.append(f"{name}={origin}:{stamp}")
+    return ",".join(found)
+
+
+def run_key(target: Target, profile: Profile, config: Config, schemas: SchemaStore) -> str:
+    """Everything a file's outcome depends on besides its path and bytes, as one digest."""
+    parts = [
+        f"format={FORMAT}",
+        f"agent-lint={__version__}",
+        _code_fingerprint(),
+        sys.version,
+        _library_versions(),
+        profile.name,
+        repr(dataclasses.replace(config, source=None)),
+        schemas.fingerprint(),
+        os.path.abspath(target.root),
+        os.path.abspath(target.agent_dir),
+    ]
+    text = "\n".join(parts).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
+
+
+class _Entry:
+    """One file's entry: its JSON texts as read or written, and its spans once asked for.
+
+    A document holds one line per entry, ``name TAB charge TAB outcome TAB
+    spans`` (each a JSON text; JSON never holds a raw tab or newline), so an
+    entry is parsed only when it is used, and written back as it was read.
+    """
+
+    __slots__ = ("charge", "name", "outcome", "spans", "spans_text")
+
+    def __init__(self, name: bytes, charge: int, outcome: bytes, spans_text: bytes) -> None:
+        self.name = name
+        self.charge = charge
+        self.outcome = outcome
+        self.spans_text: bytes | None = spans_text
+        self.spans: dict[str, Any] | None = None
+
+    def line(self) -> bytes:
+        """The entry's line in the document."""
+        if self.spans_text is None:
+            self.spans_text = _dump(self.spans)
+        return b"%s\t%d\t%s\t%s\n" % (self.name, self.charge, self.outcome, self.spans_text)
+
+
+def _dump(value: Any) -> bytes:
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text.encode("ascii")
+
+
+def _name(text: bytes) -> str:
+    """An entry's name from its JSON string (a content hash and a path)."""
+    if text[:1] == b'"' and text[-1:] == b'"' and b"\\" not in text and len(text) > 1:
+        return text[1:-1].decode("ascii")
+    value = json.loads(text)
+    if type(value) is not str:
+        raise CacheFormatError("an entry's name is a string")
+    return value
+
+
+class RunCache:
+    """The entries of one run key: outcomes and spans of files, by path and content hash.
+
+    :meth:`get` and :meth:`put` serve the lint loop; :meth:`spans` and
+    :meth:`put_spans` the step that places findings. Entries are validated
+    when used; one that is not what agent-lint writes makes the whole
+    document untrusted.
+    """
+
+    def __init__(
+        self, folder: CacheDir, run: str, key: bytes, codec: Codec, config: Config
+    ) -> None:
+        self.folder = folder
+        self.run = run
+        self.name = f"{run}.cache"
+        self._key = key
+        self._codec = codec
+        self._yaml_total = config.limits.max_yaml_total_bytes
+        self._yaml_document = config.limits.max_yaml_bytes
+        self._loaded: dict[str, list[bytes]] = {}
+        self._used: dict[str, _Entry] = {}
+        from agent_lint.filestep import FileOutcome
+
+        self._outcome = FileOutcome
+        self._changed = False
+
+    # --- reading and writing the document ------------------------------------------------------
+
+    def load(self) -> None:
+        """Read the document of this run key; anything but a valid one is ignored."""
+        try:
+            data = self.folder.read(self.name)
+        except OSError:
+            data = None
+        if data is None:
+            self._changed = True
+            return
+        try:
+            self._loaded = self._parse(data)
+        except (CacheFormatError, ValueError, UnicodeDecodeError, RecursionError):
+            self._loaded = {}
+            self._changed = True
+
+    def _mac(self, body: bytes | memoryview) -> bytes:
+        return hmac.new(self._key, body, hashlib.sha256).hexdigest().encode("ascii")
+
+    def _header(self) -> bytes:
+        return _dump({"format": FORMAT, "run": self.run, **self._codec.table}) + b"\n"
+
+    def _parse(self, data: bytes) -> dict[str, list[bytes]]:
+        """The entries of a document, by name; each line is split, none is parsed yet.
+
+        The document is read in place (a large cache is not copied whole again).
+        """
+        first = data.find(b"\n")
+        fields = data[: max(first, 0)].split(b" ")
+        if first < 0 or len(fields) != 3 or fields[0] != _MAGIC or fields[1] != b"%d" % FORMAT:
+            raise CacheFormatError("not an agent-lint cache document of this format")
+        with memoryview(data) as view:
+            mac = self._mac(view[first + 1 :])
+        if not hmac.compare_digest(fields[2], mac):
+            raise CacheFormatError("the document's MAC does not match")
+        header = self._header()
+        start = first + 1 + len(header)
+        if data[first + 1 : start] != header:
+            raise CacheFormatError("another format, run key or set of types")
+        entries: dict[str, list[bytes]] = {}
+        while start < len(data):
+            end = data.find(b"\n", start)
+            if end < 0:
+                raise CacheFormatError("a document ends with a newline")
+            parts = data[start:end].split(b"\t")
+            if len(parts) != 4:
+                raise CacheFormatError("an entry is four JSON texts separated by tabs")
+            entries[_name(parts[0])] = parts
+            start = end + 1
+        return entries
+
+    def save(self) -> None:
+        """Write the document if anything changed: the entries this run used, no others."""
+        if not self._changed and len(self._used) == len(self._loaded):
+            return
+        body = self._header() + b"".join(entry.line() for entry in self._used.values())
+        head = b"%s %d %s\n" % (_MAGIC, FORMAT, self._mac(body))
+        self.folder.replace(self.name, head + body)
+        self._changed = False
+        self._loaded = {}
+        for name, entry in self._used.items():
+            assert entry.spans_text is not None
+            self._loaded[name] = [entry.name, b"%d" % entry.charge, entry.outcome, entry.spans_text]
+        self._used = {}
+
+    def _untrusted(self) -> None:
+        """An entry is not what agent-lint writes: drop the document's other entries too."""
+        self._loaded = {}
+        self._used = {}
+        self._changed = True
+
+    # --- file outcomes -------------------------------------------------------------------------
+
+    def get(self, path: str, digest: str, yaml_spent: int) -> FileOutcome | None:
+        """The outcome of ``path`` with content ``digest``, when it is still valid here.
+
+        ``yaml_spent`` is the run's YAML budget spent before this file: an
+        entry serves only when the YAML it charged still fits in the budget.
+        Every call decodes the entry afresh: no two runs share a value.
+        """
+        name = digest + path
+        entry = self._used.get(name)
+        try:
+            if entry is None:
+                parts = self._loaded.get(name)
+                if parts is None:
+                    return None
+                if not parts[1].isdigit():
+                    raise CacheFormatError("an entry's YAML charge is a number")
+                entry = _Entry(parts[0], int(parts[1]), parts[2], parts[3])
+            if yaml_spent + entry.charge > self._yaml_total:
+                return None
+            outcome = self._codec.decode(json.loads(entry.outcome))
+            if type(outcome) is not self._outcome:
+                raise CacheFormatError("an entry does not hold a file's outcome")
+        except (CacheFormatError, ValueError, RecursionError):
+            self._untrusted()
+            return None
+        self._used[name] = entry
+        return outcome._replace(yaml_spent=yaml_spent + entry.charge)
+
+    def put(self, path: str, digest: str, yaml_spent: int, outcome: FileOutcome) -> None:
+        """Keep ``outcome``, checked with ``yaml_spent`` of the YAML budget spent before it.
+
+        An outcome is kept only when the budget could not have changed it: its
+        YAML was charged, or no YAML document could have gone past the budget.
+        """
+        charge = outcome.yaml_spent - yaml_spent
+        if charge <= 0 and yaml_spent + self._yaml_document > self._yaml_total:
+            return
+        try:
+            encoded = _dump(self._codec.encode(outcome._replace(yaml_spent=0)))
+        except (Unencodable, ValueError):
+            return
+        name = digest + path
+        self._used[name] = _Entry(_dump(name), max(charge, 0), encoded, b"{}")
+        self._changed = True
+
+    # --- places of findings --------------------------------------------------------------------
+
+    def _spans_of(self, path: str, digest: str) -> dict[str, Any] | None:
+        entry = self._used.get(digest + path)
+        if entry is None:
+            return None
+        if entry.spans is None:
+            try:
+                spans = json.loads(entry.spans_text or b"{}")
+            except (ValueError, RecursionError):
+                spans = None
+            if type(spans) is not dict:
+                self._untrusted()
+                return None
+            entry.spans = spans
+        return entry.spans
+
+    def spans(
+        self, path: str, digest: str, wanted: list[tuple[str, str]]
+    ) -> list[Span | None] | None:
+        """Where each ``(pointer, target)`` is in the file (None: nowhere); None unless all kept."""
+        kept = self._spans_of(path, digest)
+        if kept is None:
+            return None
+        found: list[Span | None] = []
+        for pointer, target in wanted:
+            span = kept.get(f"{pointer}\0{target}", _NOT_KEPT)
+            if span is _NOT_KEPT:
+                return None
+            if span is not None and not _is_span(span):
+                self._untrusted()
+                return None
+            found.append(None if span is None else (span[0], span[1], span[2], span[3]))
+        return found
+
+    def put_spans(
+        self, path: str, digest: str, wanted: list[tuple[str, str]], spans: list[Span | None]
+    ) -> None:
+        """Keep where each ``(pointer, target)`` is in the file with content ``digest``."""
+        kept = self._spans_of(path, digest)
+        if kept is None:
+            return
+        for (pointer, target), span in zip(wanted, spans, strict=True):
+            kept[f"{pointer}\0{target}"] = None if span is None else list(span)
+        self._used[digest + path].spans_text = None
+        self._changed = True
+
+
+def _is_span(value: Any) -> bool:
+    """``[line, column, end line or null, end column or null]``."""
+    return (
+        type(value) is list
+        and len(value) == 4
+        and all(type(v) is int for v in value[:2])
+        and all(v is None or type(v) is int for v in value[2:])
+    )
+
+
+class Cache:
+    """The cache of one command: the run caches of every repository and run key it lints.
+
+    ``directory`` is ``--cache-dir`` (or ``$AGENT_LINT_CACHE_DIR``); by
+    default each repository keeps its own ``.agent_lint_cache/``. Nothing is
+    written before :meth:`save`. ``notices`` says why the cache was not used
+    (at most one line is shown).
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory
+        self.notices: list[str] = []
+        self._runs: dict[tuple[str, str], RunCache] = {}
+        self._folders: dict[str, CacheDir | None] = {}
+
+    def for_run(
+        self, target: Target, profile: Profile, config: Config, schemas: SchemaStore
+    ) -> RunCache | None:
+        """The run cache of this repository and configuration; None when there can be none."""
+        root = os.path.abspath(target.root)
+        folder = self._folder(target.root)
+        if folder is None:
+            return None
+        run = run_key(target, profile, config, schemas)
+        found = self._runs.get((root, run))
+        if found is None:
+            try:
+                key = secret_key(target.root)
+            except Unavailable as exc:
+                self._notice(str(exc))
+                return None
+            collectors = [type(c).__module__ for c in profile.collectors]
+            collectors += [c.store.__module__ for c in profile.collectors]
+            codec = Codec(*registry(outcome_modules(collectors)))
+            found = self._runs[(root, run)] = RunCache(folder, run, key, codec, config)
+            found.load()
+        return found
+
+    def _folder(self, root: Path) -> CacheDir | None:
+        where = os.path.abspath(root)
+        if where not in self._folders:
+            try:
+                self._folders[where] = open_cache_dir(root, self.directory)
+            except Unavailable as exc:
+                self._notice(f"no cache: {exc}")
+                self._folders[where] = None
+        return self._folders[where]
+
+    def _notice(self, message: str) -> None:
+        if message not in self.notices:
+            self.notices.append(message)
+
+    def save(self) -> None:
+        """Write every run cache that changed, drop old documents, and close the folders."""
+        for run in self._runs.values():
+            try:
+                run.save()
+            except OSError as exc:
+                self._notice(f"cache not written in {run.folder.path}: {exc.strerror or exc}")
+        for folder in self._folders.values():
+            if folder is not None:
+                _prune(folder, {r.name for r in self._runs.values() if r.folder is folder})
+                folder.close()
+        self._folders = {}
+        self._runs = {}
+
+
+def _prune(folder: CacheDir, current: set[str]) -> None:
+    """Keep the newest documents (and the ones this command used); drop leftovers."""
+    try:
+        listed = list(folder.files())
+    except OSError:
+        return
+    documents = sorted(
+        ((mtime, name) for name, mtime in listed if _NAME.fullmatch(name)), reverse=True
+    )
+    kept = 0
+    for _, name in documents:
+        if name in current or kept < KEEP_DOCUMENTS:
+            kept += 1
+            continue
+        folder.remove(name)
+    now = time.time()
+    for name, mtime in listed:
+        if name.endswith(".tmp") and name.startswith(".") and now - mtime > STALE_TEMPORARY_SECONDS:
+            folder.remove(name)
+
+
+def from_environment(no_cache: bool, directory: Path | None) -> Cache | None:
+    """The command's cache: off with ``--no-cache`` or ``$AGENT_LINT_NO_CACHE``, else on.
+
+    ``directory`` is ``--cache-dir``; without it, ``$AGENT_LINT_CACHE_DIR``.
+    """
+    if no_cache or os.environ.get(OFF_VARIABLE, "") not in ("", "0", "false"):
+        return None
+    if directory is None and os.environ.get(DIR_VARIABLE):
+        directory = Path(os.environ[DIR_VARIABLE])
+    return Cache(directory)

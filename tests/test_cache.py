@@ -1,0 +1,555 @@
+"""The cache: a warm run reports exactly what a cold one does, and nothing it reads is trusted.
+
+Differential tests lint generated repositories with injected defects (the
+benchmark's generator) with ``--no-cache`` and with the cache, after edits,
+renames, deletions and changes of configuration, schemas and version, and
+compare the whole output. Hostile tests forge, corrupt and redirect the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import shutil
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_lint.cache
+from agent_lint import cli, linter
+from agent_lint.cache import codec
+from agent_lint.cache.files import DEFAULT_DIR, key_path
+from benchmarks.generate import generate
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def cache_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache on (the suite turns it off elsewhere), its key in a folder of the test's own."""
+    monkeypatch.delenv("AGENT_LINT_NO_CACHE", raising=False)
+    monkeypatch.delenv("AGENT_LINT_CACHE_DIR", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the per-file step really checks (cache misses), in order."""
+    called: list[str] = []
+    real = linter.check_file
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        called.append(args[4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(linter, "check_file", counting)
+    return called
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated repository of about 150 records with one defect per family."""
+    root = tmp_path_factory.mktemp("generated") / "repo"
+    generate(root, 150, 1)
+    return root
+
+
+@pytest.fixture
+def repo(generated: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the generated repository."""
+    copy = tmp_path / "repo"
+    shutil.copytree(generated, copy)
+    return copy
+
+
+def lint(capsys: pytest.CaptureFixture[str], *args: str, fmt: str = "json") -> tuple[int, str, str]:
+    """Run the command line; its exit code, stdout and stderr."""
+    code = cli.main(["--output-format", fmt, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def same_both_ways(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> str:
+    """Cold and warm runs agree in the JSON and text reports; returns the JSON report."""
+    reports = []
+    for fmt in ("json", "text"):
+        cold = lint(capsys, "--no-cache", *args, str(root), fmt=fmt)
+        warm = lint(capsys, *args, str(root), fmt=fmt)
+        assert warm == cold
+        reports.append(cold[1])
+    return reports[0]
+
+
+def document(root: Path) -> Path:
+    """The one cache document of the default run key."""
+    found = sorted((root / DEFAULT_DIR).glob("*.cache"), key=lambda p: p.stat().st_mtime)
+    assert found, "no cache document was written"
+    return found[-1]
+
+
+def entries(root: Path) -> list[str]:
+    """The names (content hash and path) of the latest document's entries."""
+    lines = document(root).read_bytes().split(b"\n")[2:-1]
+    return [json.loads(line.split(b"\t")[0]) for line in lines]
+
+
+def primed(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[tuple[int, str, str], Path]:
+    """A cold run's result, after which a warm run has written the cache document."""
+    cold = lint(capsys, "--no-cache", str(root))
+    lint(capsys, str(root))
+    return cold, document(root)
+
+
+def sign(path: Path, body: bytes, key: bytes) -> None:
+    """Write a cache document of ``body`` with its HMAC under ``key``."""
+    mac = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
+    path.write_bytes(b"agent-lint-cache 1 " + mac + b"\n" + body)
+
+
+def codes(report: str) -> list[str]:
+    return [d["code"] for d in json.loads(report)["diagnostics"]]
+
+
+# --- cold and warm agree -----------------------------------------------------------------------
+
+
+def test_warm_run_checks_nothing_again_and_reports_the_same(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    cold = lint(capsys, "--no-cache", str(repo))
+    checks.clear()
+    first = lint(capsys, str(repo))
+    read = len(checks)
+    assert read > 100
+    checks.clear()
+    warm = lint(capsys, str(repo))
+    assert checks == []
+    assert warm == first == cold
+    assert cold[0] == 1 and len(codes(cold[1])) >= 5  # the injected defects are found
+    assert len(entries(repo)) == read
+
+
+def test_edits_renames_and_deletions(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    agent = repo / ".agent"
+    same_both_ways(capsys, repo)
+    decision = sorted((agent / "decisions").glob("D-*.json"))[3]
+    data = json.loads(decision.read_text())
+    data["title"] = 7  # a schema error in an edited file
+    decision.write_text(json.dumps(data, indent=2))
+    checks.clear()
+    report = same_both_ways(capsys, repo)
+    assert "AL101" in codes(report) or "AL102" in codes(report)
+    # Checked by the two cold runs and by the first warm one (new content), not the second.
+    assert checks.count(f".agent/decisions/{decision.name}") == 3
+    # A rename: the file is checked under its new name; references to the old one dangle.
+    memory = sorted((agent / "decisions").glob("D-*.json"))[1]
+    memory.rename(memory.with_name(memory.stem + "-renamed.json"))
+    same_both_ways(capsys, repo)
+    # A deletion: its entry is dropped from the cache when the document is written.
+    turn = sorted(agent.glob("conversations/*/turns/*.yaml"))[-1]
+    turn.unlink()
+    same_both_ways(capsys, repo)
+    names = entries(repo)
+    assert not any(name.endswith(turn.relative_to(repo).as_posix()) for name in names)
+    assert not any(name.endswith(memory.relative_to(repo).as_posix()) for name in names)
+
+
+def test_configuration_change(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    same_both_ways(capsys, repo)
+    (repo / ".agent-lint.toml").write_text('ignore = ["AL3"]\n[severity]\nAL101 = "warning"\n')
+    checks.clear()
+    report = same_both_ways(capsys, repo)
+    assert not any(code.startswith("AL3") for code in codes(report))
+    assert len(checks) > 100  # another configuration: everything is checked again
+    checks.clear()
+    lint(capsys, str(repo))
+    assert checks == []
+    # The same command line with --select is yet another run key, kept beside the first.
+    same_both_ways(capsys, repo, "--select", "AL1,AL2")
+    assert len(list((repo / DEFAULT_DIR).glob("*.cache"))) == 3
+
+
+def test_schema_change(repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]) -> None:
+    bundled = Path(agent_lint.__file__).parent.parent / "schemas" / "cortex"
+    schemas = repo / "schemas"
+    schemas.mkdir()
+    shutil.copy(bundled / "decision.schema.json", schemas)
+    (repo / ".agent-lint.toml").write_text('schema-dirs = ["schemas"]\n')
+    same_both_ways(capsys, repo)
+    schema = json.loads((schemas / "decision.schema.json").read_text())
+    schema["required"] = [*schema.get("required", []), "x_reviewed_by"]
+    (schemas / "decision.schema.json").write_text(json.dumps(schema))
+    checks.clear()
+    report = same_both_ways(capsys, repo)
+    assert len(checks) > 100
+    assert "x_reviewed_by" in report
+
+
+def test_version_change(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    same_both_ways(capsys, repo)
+    monkeypatch.setattr(agent_lint.cache, "__version__", "99.0")
+    checks.clear()
+    same_both_ways(capsys, repo)
+    assert len(checks) > 100
+
+
+def test_fix_then_warm_run(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    state = sorted(repo.glob(".agent/conversations/*/handoffs/state.json"))[-1]
+    data = json.loads(state.read_text())
+    data["latest_turn"] -= 1
+    state.write_text(json.dumps(data, indent=2))
+    before = lint(capsys, str(repo))
+    assert "AL503" in codes(before[1])
+    fixed = lint(capsys, "--fix", str(repo))
+    assert "AL503" not in codes(fixed[1])
+    assert fixed[1] != before[1]
+    checks.clear()
+    again = same_both_ways(capsys, repo)
+    assert json.loads(again)["diagnostics"] == json.loads(fixed[1])["diagnostics"]
+    checks.clear()
+    assert lint(capsys, "--diff", str(repo))[1] == ""  # a second fix has nothing to write
+    assert checks == []
+
+
+def test_positions_are_kept(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cold = lint(capsys, "--no-cache", str(repo))
+    lint(capsys, str(repo))
+    spans = [line.split(b"\t")[3] for line in document(repo).read_bytes().split(b"\n")[2:-1]]
+    assert any(span != b"{}" for span in spans)  # places of findings are kept
+    assert lint(capsys, str(repo)) == cold
+
+
+# --- the YAML budget --------------------------------------------------------------------------
+
+
+def test_yaml_budget_is_charged_in_order(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    yaml_files = sorted((p for p in (repo / ".agent").rglob("*.yaml")), key=lambda p: p.as_posix())
+    sizes = [p.stat().st_size for p in yaml_files]
+    budget = sum(sizes[:3]) + 1
+    (repo / ".agent-lint.toml").write_text(
+        f"[limits]\nmax-yaml-total-bytes = {budget}\nmax-yaml-bytes = {min(budget, 1024)}\n"
+    )
+    report = same_both_ways(capsys, repo)
+    assert "AL011" in codes(report)
+    # The first YAML file grows: a file after it that fitted no longer does, and one
+    # that did not fit stays out; cached charges must not hide either.
+    first = yaml_files[0]
+    first.write_text(first.read_text() + "\n# " + "x" * 20 + "\n")
+    grown = same_both_ways(capsys, repo)
+    assert grown != report
+    first.write_text(first.read_text()[:-24])
+    assert same_both_ways(capsys, repo) == report
+
+
+# --- a cache nobody should trust ---------------------------------------------------------------
+
+
+def _corrupt_ways(raw: bytes) -> Iterator[tuple[str, bytes]]:
+    head, _, body = raw.partition(b"\n")
+    yield "truncated", raw[: len(raw) // 2]
+    yield "empty", b""
+    yield "foreign", b'{"some": "other tool"}\n'
+    yield "binary", bytes(range(256)) * 4
+    yield "other format", head.replace(b" 1 ", b" 2 ", 1) + b"\n" + body
+    flipped = bytearray(body)
+    flipped[len(flipped) // 2] ^= 0x01
+    yield "one bit flipped", head + b"\n" + bytes(flipped)
+    yield "no MAC", body
+
+
+@pytest.mark.slow
+def test_corrupt_cache_files_are_ignored_and_rewritten(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    cold, path = primed(capsys, repo)
+    good = path.read_bytes()
+    for name, data in _corrupt_ways(good):
+        path.write_bytes(data)
+        checks.clear()
+        assert lint(capsys, str(repo)) == cold, name
+        assert len(checks) > 100, name  # nothing taken from it
+        checks.clear()
+        assert lint(capsys, str(repo)) == cold, name
+        assert checks == [], name  # rewritten, and trusted once it is agent-lint's own
+
+
+def test_forged_entry_with_a_foreign_key_hides_nothing(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    """A change commits a cache whose entries claim its broken files are clean."""
+    cold, path = primed(capsys, repo)
+    lines = path.read_bytes().split(b"\n")
+    header = lines[1]
+    body_lines = []
+    for line in lines[2:-1]:
+        name, charge, outcome, spans = line.split(b"\t")
+        decoded = json.loads(outcome)
+        decoded["c"][1] = []  # no findings
+        body_lines.append(b"\t".join([name, charge, json.dumps(decoded).encode(), spans]))
+    body = header + b"\n" + b"".join(line + b"\n" for line in body_lines)
+    # Signed with the forger's own key (the real one never leaves the user's cache folder).
+    sign(path, body, b"k" * 32)
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert len(checks) > 100
+
+
+def test_wrong_shape_inside_a_valid_mac_is_not_a_traceback(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    """Even a document signed with the right key is read field by field."""
+    cold, path = primed(capsys, repo)
+    lines = path.read_bytes().split(b"\n")
+    name, charge, _, spans = lines[2].split(b"\t")
+    lines[2] = b"\t".join([name, charge, b'{"c": [0, "not", "an", "outcome"]}', spans])
+    sign(path, b"\n".join(lines[1:]), key_path().read_bytes())
+    assert lint(capsys, str(repo)) == cold
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+
+
+def test_symlinked_cache_folder_is_not_written_through(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / DEFAULT_DIR).symlink_to(outside, target_is_directory=True)
+    cold = lint(capsys, "--no-cache", str(repo))
+    code, out, err = lint(capsys, str(repo))
+    assert (code, out) == cold[:2]
+    assert "symbolic link" in err and err.count("agent-lint: note:") == 1
+    assert list(outside.iterdir()) == []
+
+
+def test_symlinked_document_is_replaced_not_followed(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lint(capsys, str(repo))
+    path = document(repo)
+    target = tmp_path / "victim.txt"
+    target.write_text("keep me")
+    path.unlink()
+    path.symlink_to(target)
+    lint(capsys, str(repo))
+    assert target.read_text() == "keep me"
+    assert not path.is_symlink()
+
+
+def test_unwritable_cache_folder_means_no_cache(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cold = lint(capsys, "--no-cache", str(repo))
+    code, out, err = lint(capsys, "--cache-dir", str(blocker / "cache"), str(repo))
+    assert (code, out) == cold[:2]
+    assert err.count("agent-lint: note:") == 1 and "no cache" in err
+    assert lint(capsys, "-q", "--cache-dir", str(blocker / "cache"), str(repo))[2] == ""
+
+
+def test_key_inside_the_repository_is_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(repo / "keys"))
+    cold = lint(capsys, "--no-cache", str(repo))
+    code, out, err = lint(capsys, str(repo))
+    assert (code, out) == cold[:2]
+    assert "inside the repository" in err
+    assert not (repo / "keys").exists()
+
+
+def test_key_is_private_and_folder_is_ignored_by_git(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lint(capsys, str(repo))
+    assert key_path().stat().st_mode & 0o777 == 0o600
+    assert len(key_path().read_bytes()) == 32
+    folder = repo / DEFAULT_DIR
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (
+        (folder / "CACHEDIR.TAG")
+        .read_bytes()
+        .startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
+    )
+
+
+def test_cache_dir_option_and_environment(
+    repo: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = tmp_path / "elsewhere" / "cache"
+    lint(capsys, "--cache-dir", str(chosen), str(repo))
+    assert list(chosen.glob("*.cache")) and not (repo / DEFAULT_DIR).exists()
+    monkeypatch.setenv("AGENT_LINT_CACHE_DIR", str(tmp_path / "from-env"))
+    lint(capsys, str(repo))
+    assert list((tmp_path / "from-env").glob("*.cache"))
+    monkeypatch.setenv("AGENT_LINT_NO_CACHE", "1")
+    lint(capsys, str(repo))
+    assert not (repo / DEFAULT_DIR).exists()
+    assert "--no-cache" in cli.build_parser().format_help()
+
+
+def test_configuration_cannot_choose_the_cache_folder(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / ".agent-lint.toml").write_text('cache-dir = "/tmp/elsewhere"\n')
+    code, _, err = lint(capsys, str(repo))
+    assert code == 2 and "--cache-dir" in err
+
+
+def test_no_cache_writes_nothing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lint(capsys, "--no-cache", str(repo))
+    assert not (repo / DEFAULT_DIR).exists()
+    assert not key_path().exists()
+
+
+def test_cache_at_the_root_of_a_store_is_not_walked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A store kept at the repository root (Astrion's) never sees the cache as its own file."""
+    store = tmp_path / "store"
+    shutil.copytree(FIXTURES / "astrion" / "valid" / ".astrion", store)
+    cold = lint(capsys, "--no-cache", "--show-files", str(store), fmt="text")
+    assert "state.json" in cold[1]
+    lint(capsys, str(store))
+    assert (store / DEFAULT_DIR).is_dir()
+    assert DEFAULT_DIR not in cold[1]
+    assert lint(capsys, "--show-files", str(store), fmt="text") == cold
+
+
+# --- the codec ---------------------------------------------------------------------------------
+
+
+def _codec() -> codec.Codec:
+    import agent_lint.filestep  # noqa: F401  (registers the outcome's modules)
+
+    return codec.Codec(*codec.registry(codec.outcome_modules([])))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ("a", 1, 2.5, None, True),
+        {"k": [1, {"x": (1, 2)}]},
+        {1, 2, 3},
+        frozenset({"a"}),
+        Decimal("1" * 5000),
+        [[], (), {}, -0.0],
+    ],
+)
+def test_codec_round_trip(value: Any) -> None:
+    coder = _codec()
+    encoded = json.loads(json.dumps(coder.encode(value)))
+    assert coder.decode(encoded) == value
+    assert type(coder.decode(encoded)) is type(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [float("nan"), float("inf"), {1: "a"}, object(), Path("x"), 2**20_000],
+    ids=["nan", "inf", "int-keys", "object", "path", "huge-int"],
+)
+def test_codec_refuses_what_it_cannot_keep_faithfully(value: Any) -> None:
+    with pytest.raises(codec.Unencodable):
+        _codec().encode(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"x": 1},
+        {"c": [9999]},
+        {"c": [0, 1]},
+        {"t": 1, "s": 2},
+        {"e": [0, "no such member"]},
+        {"n": "12a"},
+        {"s": [[1]]},
+        {"j": 1},
+    ],
+)
+def test_codec_refuses_unexpected_shapes(value: Any) -> None:
+    with pytest.raises(codec.CacheFormatError):
+        _codec().decode(value)
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("*/*") if p.is_dir()),
+)
+def test_every_fixture_warm_equals_cold_and_is_kept_whole(
+    fixture: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each fixture's outcomes are all cached (new fact types must be ones the codec
+    knows), and cold and warm runs of it agree."""
+    copy = tmp_path / "fixture"
+    shutil.copytree(FIXTURES / fixture, copy, symlinks=True)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    refused: list[str] = []
+    real = agent_lint.cache.RunCache.put
+
+    def put(self: Any, path: str, digest: str, spent: int, outcome: Any) -> None:
+        before = len(self._used)
+        real(self, path, digest, spent, outcome)
+        if len(self._used) == before:
+            refused.append(path)
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "put", put)
+    cold = lint(capsys, "--no-cache", str(copy))
+    assert lint(capsys, str(copy)) == cold
+    assert refused == []
+    checks.clear()
+    assert lint(capsys, str(copy)) == cold
+    assert checks == []
+
+
+# --- --base and --new-only ---------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_new_only_lints_the_merge_base_from_the_same_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    """The merge-base's tree is served by content too; the gate's findings are the same."""
+    from gitrepo import git, make_repo
+
+    repo = make_repo(tmp_path, "valid")
+    git(repo, "checkout", "-q", "-b", "change")
+    handoff = sorted(repo.glob(".agent/conversations/*/handoffs/H-*.json"))[0]
+    data = json.loads(handoff.read_text())
+    data["reason"] = "rewritten after the merge"
+    handoff.write_text(json.dumps(data, indent=2) + "\n")
+    decision = sorted(repo.glob(".agent/decisions/D-*.json"))[0]
+    decision.write_text(decision.read_text() + "\n")
+    args = ("--base", "main", "--new-only", str(repo))
+    cold = lint(capsys, "--no-cache", *args)
+    assert any(code.startswith("AL6") for code in codes(cold[1]))
+    assert lint(capsys, *args) == cold
+    checks.clear()
+    assert lint(capsys, *args) == cold
+    assert checks == []  # both trees served from the cache
+    assert (
+        lint(capsys, "--base", "main", str(repo))[1]
+        == lint(capsys, "--no-cache", "--base", "main", str(repo))[1]
+    )
