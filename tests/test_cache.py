@@ -575,3 +575,29 @@ def test_new_only_lints_the_merge_base_from_the_same_cache(
         lint(capsys, "--base", "main", str(repo))[1]
         == lint(capsys, "--no-cache", "--base", "main", str(repo))[1]
     )
+
+
+def test_only_documents_written_with_the_users_key_are_pruned(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Old documents of agent-lint's own go; files committed under cache-like names stay."""
+    import os
+
+    _, path = primed(capsys, repo)
+    key = key_path().read_bytes()
+    folder = path.parent
+    old = []
+    for n in range(agent_lint.cache.KEEP_DOCUMENTS + 2):
+        own, foreign = folder / f"{n:032x}.cache", folder / f"{n + 100:032x}.cache"
+        sign(own, b"{}\n", key)
+        sign(foreign, b"{}\n", b"k" * 32)
+        os.utime(own, (1_000_000 + n, 1_000_000 + n))
+        os.utime(foreign, (1_000_000 + n, 1_000_000 + n))
+        old += [own, foreign]
+    path.write_bytes(b"not a cache document\n")  # rewritten by the next run, which then prunes
+    lint(capsys, str(repo))
+    own_left = [p for p in old[0::2] if p.exists()]
+    foreign_left = [p for p in old[1::2] if p.exists()]
+    assert len(foreign_left) == agent_lint.cache.KEEP_DOCUMENTS + 2
+    assert len(own_left) < agent_lint.cache.KEEP_DOCUMENTS + 2
+    assert own_left == old[0::2][-len(own_left) :]  # the newest of agent-lint's own stay

@@ -29,6 +29,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -235,6 +236,15 @@ class RunCache:
 
     def _mac(self, body: bytes | memoryview) -> bytes:
         return hmac.new(self._key, body, hashlib.sha256).hexdigest().encode("ascii")
+
+    def signed(self, data: bytes) -> bool:
+        """Whether ``data`` is a cache document written with this run's key (any format)."""
+        first = data.find(b"\n")
+        fields = data[: max(first, 0)].split(b" ")
+        if first < 0 or len(fields) != 3 or fields[0] != _MAGIC:
+            return False
+        with memoryview(data) as view:
+            return hmac.compare_digest(fields[2], self._mac(view[first + 1 :]))
 
     def _header(self) -> bytes:
         return _dump({"format": FORMAT, "run-key": self.run, **self._codec.table}) + b"\n"
@@ -454,14 +464,20 @@ class Cache:
                 self._notice(f"cache not written in {run.folder.path}: {exc.strerror or exc}")
         for folder in self._folders.values():
             if folder is not None:
-                _prune(folder, {r.name for r in self._runs.values() if r.folder is folder})
+                runs = [r for r in self._runs.values() if r.folder is folder]
+                if runs:
+                    _prune(folder, {r.name for r in runs}, runs[0].signed)
                 folder.close()
         self._folders = {}
         self._runs = {}
 
 
-def _prune(folder: CacheDir, current: set[str]) -> None:
-    """Keep the newest documents (and the ones this command used); drop leftovers."""
+def _prune(folder: CacheDir, current: set[str], signed: Callable[[bytes], bool]) -> None:
+    """Keep the newest documents (and the ones this command used); drop leftovers.
+
+    Only a document agent-lint wrote with this user's key (``signed``) is
+    ever deleted: a file someone committed under a cache-like name stays.
+    """
     try:
         listed = list(folder.files())
     except OSError:
@@ -474,7 +490,9 @@ def _prune(folder: CacheDir, current: set[str]) -> None:
         if name in current or kept < KEEP_DOCUMENTS:
             kept += 1
             continue
-        folder.remove(name)
+        data = folder.read(name)
+        if data is not None and signed(data):
+            folder.remove(name)
     now = time.time()
     for name, mtime in listed:
         if name.endswith(".tmp") and name.startswith(".") and now - mtime > STALE_TEMPORARY_SECONDS:
