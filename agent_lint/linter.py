@@ -228,25 +228,41 @@ def _lint_target(
             )
             result.files.append((path, support or _not_read(profile, entry.relpath)))
             continue
-        raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
-        if raw is None:
-            assert unreadable is not None
-            holds_state = holds_state or _undecided(profile, entry.relpath, unreadable)
-            found.append(diagnose_entry(unreadable))
-            result.files.append((path, f"not read: {unreadable.message}"))
-            if match is not None:
-                index.add(present_facts(profile, path, entry.relpath, match, False))
-            continue
         checked = None
         if stored is not None:
-            digests[path] = digest = content_digest(raw)
-            checked = stored.get(path, digest, yaml_spent)
+            # A file whose stamp is the one kept with its entry is not read again.
+            known = stored.unchanged(path, entry.stamp)
+            if known is not None:
+                checked = stored.get(path, known, yaml_spent, entry.stamp)
+                if checked is not None:
+                    digests[path] = known
         if checked is None:
-            checked = check_file(
-                profile, config, schemas, file_checks, path, entry.relpath, match, raw, yaml_spent
-            )
+            raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
+            if raw is None:
+                assert unreadable is not None
+                holds_state = holds_state or _undecided(profile, entry.relpath, unreadable)
+                found.append(diagnose_entry(unreadable))
+                result.files.append((path, f"not read: {unreadable.message}"))
+                if match is not None:
+                    index.add(present_facts(profile, path, entry.relpath, match, False))
+                continue
             if stored is not None:
-                stored.put(path, digests[path], yaml_spent, checked)
+                digests[path] = digest = content_digest(raw)
+                checked = stored.get(path, digest, yaml_spent, entry.stamp)
+            if checked is None:
+                checked = check_file(
+                    profile,
+                    config,
+                    schemas,
+                    file_checks,
+                    path,
+                    entry.relpath,
+                    match,
+                    raw,
+                    yaml_spent,
+                )
+                if stored is not None:
+                    stored.put(path, digests[path], yaml_spent, checked, entry.stamp)
         yaml_spent = checked.yaml_spent
         formats[path] = (fmt, entry.path, checked.parsed)
         result.files_checked += 1
