@@ -145,6 +145,22 @@ class UserReference:
 
 
 @dataclass(frozen=True)
+class UserIndex:
+    """The index file of a user-declared kind: where it is and how its entries are laid out.
+
+    ``entries`` is the field holding an array of entries, each naming its
+    record by ``id_field`` (or by a ``path`` field relative to the
+    repository); empty for an object keyed by id. ``fields`` maps an entry
+    field to the record field spec whose value it repeats.
+    """
+
+    path: str
+    entries: str
+    id_field: str
+    fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class UserKind:
     """A record kind declared in the configuration (``[[kinds]]``), validated but not compiled.
 
@@ -167,6 +183,8 @@ class UserKind:
     references: tuple[UserReference, ...]
     history: str
     where: str = field(compare=False)
+    paths: tuple[str, ...] = ()
+    index: UserIndex | None = None
 
 
 #: Every key of a ``[[kinds]]`` table, with what it takes (for messages).
@@ -183,11 +201,21 @@ KIND_KEYS: dict[str, str] = {
     "scope": "a path group ({conversation}) that scopes id uniqueness",
     "references": 'an array of { field = "a.b[]", target = "namespace" } tables',
     "history": '"free", "append-only" or "write-once" (checked with --base)',
+    "paths": 'an array of field specs ("artifact", "files[]") whose values are repository paths',
+    "index": 'a table { path = "reviews/index.json", entries = "reviews", fields = { … } }',
+}
+#: Every key of a kind's ``index`` table, with what it takes (for messages).
+INDEX_KEYS: dict[str, str] = {
+    "path": 'the index file, relative to the store, such as "reviews/index.json" (required)',
+    "entries": "the field holding the array of entries (default: an object keyed by id)",
+    "id-field": "the entry field naming the record's id (default: the kind's id-field)",
+    "fields": 'a table of entry field = record field spec, such as { verdict = "verdict" }',
 }
 _KIND_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\Z")
 _FIELD_SPEC = re.compile(
     r"[A-Za-z_][A-Za-z0-9_-]*(?:\[\])*(?:\.[A-Za-z_][A-Za-z0-9_-]*(?:\[\])*)*\Z"
 )
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _GROUP = re.compile(r"\{([^{}]*)\}")
 _FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown"}
 
@@ -429,15 +457,20 @@ def _kind_path(path: str, where: str) -> None:
         raise ConfigError(f"{where}.path` has an unmatched brace")
 
 
+def _known_keys(table: Mapping[str, Any], keys: Mapping[str, str], where: str) -> None:
+    """Raise a usage error for a key of ``table`` not in ``keys``, with a did-you-mean."""
+    for key in table:
+        if key not in keys:
+            close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            known = ", ".join(keys)
+            raise ConfigError(f"{where}` has unknown key `{clip(str(key))}` (known: {known}){hint}")
+
+
 def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
     if not isinstance(table, dict):
         raise ConfigError(f"{where}` must be a table")
-    for key in table:
-        if key not in KIND_KEYS:
-            close = difflib.get_close_matches(str(key), KIND_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean `{close[0]}`?" if close else ""
-            known = ", ".join(KIND_KEYS)
-            raise ConfigError(f"{where}` has unknown key `{clip(str(key))}` (known: {known}){hint}")
+    _known_keys(table, KIND_KEYS, where)
     name = _text(table, "name", where, required=True)
     assert name is not None
     if not _KIND_NAME.match(name):
@@ -501,6 +534,12 @@ def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
         refs.append(UserReference(spec, target, at))
     history = _choice(table, "history", where, ("free", "append-only", "write-once"))
     title = _text(table, "title", where) or name.replace("-", " ")
+    paths = table.get("paths", [])
+    if not isinstance(paths, list) or not all(
+        isinstance(p, str) and _FIELD_SPEC.match(p) for p in paths
+    ):
+        raise ConfigError(f"{where}.paths` must be {KIND_KEYS['paths']}, got {_given(paths)}")
+    index = _index(table["index"], f"{where}.index", id_field) if "index" in table else None
     return UserKind(
         name,
         title,
@@ -515,7 +554,37 @@ def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
         tuple(refs),
         history,
         where,
+        tuple(paths),
+        index,
     )
+
+
+def _index(table: Any, where: str, id_field: str | None) -> UserIndex:
+    """A kind's ``index`` table: its file, the layout of its entries, the fields they repeat."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}` must be {KIND_KEYS['index']}")
+    _known_keys(table, INDEX_KEYS, where)
+    path = table.get("path")
+    if not isinstance(path, str) or not path:
+        raise ConfigError(f"{where}.path` must be {INDEX_KEYS['path']}")
+    _kind_path(path, where)
+    if not path.lower().endswith(".json"):
+        raise ConfigError(f"{where}.path` must name a JSON file, got {_given(path)}")
+    entries = table.get("entries", "")
+    if not isinstance(entries, str) or (entries and not _FIELD_NAME.match(entries)):
+        raise ConfigError(f"{where}.entries` must be {INDEX_KEYS['entries']}")
+    entry_id = table.get("id-field", id_field)
+    if entries and (not isinstance(entry_id, str) or not entry_id):
+        raise ConfigError(
+            f"{where}.id-field` must name the entry field holding the record's id "
+            "(an index of an array of entries needs one, or the kind's `id-field`)"
+        )
+    fields = table.get("fields", {})
+    if not isinstance(fields, dict) or not all(
+        isinstance(v, str) and _FIELD_SPEC.match(v) for v in fields.values()
+    ):
+        raise ConfigError(f"{where}.fields` must be {INDEX_KEYS['fields']}")
+    return UserIndex(path, entries, entry_id or "", tuple(fields.items()))
 
 
 def _kinds(value: Any, source: Path, files: bool = True) -> tuple[UserKind, ...]:

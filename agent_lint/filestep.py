@@ -76,8 +76,8 @@ def check_file(
             spent,
             loaded.ok,
         )
-    state = "" if loaded.ok else " (does not parse)"
-    title = f"{match.kind.title}{state}"
+    # The kind's own title when it parsed: one string for all its files, not one per file.
+    title = match.kind.title if loaded.ok else f"{match.kind.title} (does not parse)"
     shows = profile.signature(match, relpath, loaded.data if loaded.ok else None)
     if not loaded.ok:
         present = present_facts(profile, path, relpath, match, False)

@@ -8,6 +8,8 @@ documents are dropped as soon as their file has been checked.
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -56,8 +58,9 @@ def slug_stems(name: str) -> list[str]:
     return stems
 
 
+@functools.cache
 def field_text(steps: tuple[str, ...]) -> str:
-    """A field spec as written in messages: ``milestones[].depends_on[]``."""
+    """A field spec as written in messages: ``milestones[].depends_on[]`` (one string per spec)."""
     return ".".join(steps).replace(f".{EACH}", EACH)
 
 
@@ -181,6 +184,12 @@ class FileFacts(NamedTuple):
 
 
 _MISSING = object()
+intern = sys.intern
+
+
+def _shared(value: Any) -> Any:
+    """``value``, a string interned: an index repeats its records' values, kept once."""
+    return intern(value) if type(value) is str else value
 
 
 def _value_at(data: Any, steps: tuple[str, ...]) -> Any:
@@ -247,21 +256,30 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
         return known._replace(note=note)
     references = []
     for ref in kind.refs:
+        if not ref.field or ref.field[0] not in data:  # absent: nothing to walk
+            continue
         scope, text = _scope(ref.scope, ctx), ""
         for pointer, value in walk_field(data, ref.field):
             if isinstance(value, str) and value:
                 text = text or field_text(ref.field)
-                references.append(Reference(ref.namespace, scope, value, ctx.path, pointer, text))
+                # Interned: the same ids and pointers recur in thousands of files.
+                references.append(
+                    Reference(ref.namespace, scope, intern(value), ctx.path, intern(pointer), text)
+                )
     append_only = kind.history is History.APPEND_ONLY
     paths = []
     for fields, strict_only in ((kind.paths, False), (kind.strict_paths, True)):
         for steps in fields:
+            if not steps or steps[0] not in data:
+                continue
             text = ""
             for pointer, value in walk_field(data, steps):
                 if isinstance(value, str) and value:
                     text = text or field_text(steps)
                     paths.append(
-                        PathReference(value, ctx.path, pointer, text, append_only, strict_only)
+                        PathReference(
+                            intern(value), ctx.path, intern(pointer), text, append_only, strict_only
+                        )
                     )
     index_file, index_size, entries = _index(ctx)
     extra = list(known.extra)
@@ -347,7 +365,7 @@ def _index(
             continue
         record_id = key if key is not None else entry.get(spec.id_field)
         record_path = entry.get("path")
-        repeated = tuple((name, entry[name]) for name, _ in spec.fields if name in entry)
+        repeated = tuple((name, _shared(entry[name])) for name, _ in spec.fields if name in entry)
         found.append(
             IndexEntry(
                 spec.kind,
@@ -370,7 +388,7 @@ def _listed(profile: Profile, ctx: FileContext, clean: bool) -> ListedRecord | N
         return None
     record_id = data.get(kind.id_field) if kind.id_field else None
     values = tuple(
-        (name, value)
+        (name, _shared(value))
         for name, steps in listing.index.fields
         if (value := _value_at(data, steps)) is not _MISSING
     )

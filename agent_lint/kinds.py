@@ -127,7 +127,11 @@ class IndexSpec:
     """An index file: its array, the id it lists, and the fields it repeats.
 
     ``fields`` maps an entry field to the field spec of the same value in the
-    record (``gate_action`` -> ``gate.action``).
+    record (``gate_action`` -> ``gate.action``). ``derived`` marks an index
+    the profile's ``--fix`` regenerates from its records, so its findings are
+    fixable. ``by_id`` marks an array of entries that name their record by
+    id (its file or folder name) rather than by a ``path`` field; an object
+    keyed by id always does.
     """
 
     array: str
@@ -136,6 +140,8 @@ class IndexSpec:
     fields: tuple[tuple[str, tuple[str, ...]], ...]
     maintained: bool = True
     strict_required: tuple[str, ...] = ()
+    derived: bool = False
+    by_id: bool = False
 
 
 def index_spec(
@@ -145,6 +151,7 @@ def index_spec(
     /,
     maintained: bool = True,
     strict_required: tuple[str, ...] = (),
+    derived: bool = False,
     **fields: str,
 ) -> IndexSpec:
     """Declare an index file; ``fields`` maps entry fields to record field specs.
@@ -152,7 +159,8 @@ def index_spec(
     ``maintained=False`` marks an index the runtime ships empty and never
     updates: while it lists nothing, records missing from it are reported only
     with ``strict = true``. ``strict_required`` names entry fields the
-    runtime's writer omits, required only with ``strict = true``.
+    runtime's writer omits, required only with ``strict = true``. ``derived``
+    marks an index ``--fix`` regenerates.
     """
     return IndexSpec(
         array,
@@ -161,6 +169,7 @@ def index_spec(
         tuple((k, spec(v)) for k, v in fields.items()),
         maintained,
         strict_required,
+        derived,
     )
 
 
@@ -173,13 +182,17 @@ class Namespace:
     the store, saying where an id was looked for (``in conversation
     {scope}``); such records are always expected to be findable.
     ``unique_within``, for ids unique only in a part of the store, names that
-    part for a duplicate's message (``the same mission``).
+    part for a duplicate's message (``the same mission``). ``files``, for a
+    namespace whose records are files named by their id
+    (``agents/<role_id>.md``), is that name pattern: a reference to an id no
+    file has then lists the ids that exist.
     """
 
     title: str
     folder: str
     within: str = ""
     unique_within: str = ""
+    files: str = ""
 
 
 @dataclass(frozen=True)

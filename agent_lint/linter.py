@@ -491,7 +491,9 @@ def _locations(
         return Locations()
     try:
         if fmt is Format.JSON:
-            return locate_json(text) if wanted is None else locate_json_pointers(text, wanted)
+            if wanted is None:
+                return locate_json(text)
+            return locate_json_pointers(text, wanted, parsed=True)
         if fmt is Format.MARKDOWN:
             front, offset = split_front_matter(text)
             return locate_yaml(front, offset, limits) if front is not None else Locations()

@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
@@ -18,15 +19,19 @@ _BRACKET = re.compile(r"[\[\]]")
 _REF_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*(<[^>\n]*>|\S+)")
 _ID = re.compile(r"(?<![A-Za-z0-9_/.#-])(WP|D|M|C|H)-[A-Za-z0-9][A-Za-z0-9._-]*")
 _TAG = re.compile(r"<[^<>]+>")
+_TEXT = re.compile(r"\S")
+_STOP = re.compile(r"[)\s]")
+_ANGLE = re.compile(">")
+_DOUBLE = re.compile('"')
+_SINGLE = re.compile("'")
 
 # Every scanner here is linear in the length of a line by construction: no
 # pattern can backtrack over text it has already matched (a note of one long
 # line is as fast to read as many short ones).
 
 
-@dataclass(frozen=True)
-class Token:
-    """Text found at a 1-based line and column span."""
+class Token(NamedTuple):
+    """Text found at a 1-based line and column span (a named tuple: notes hold many)."""
 
     text: str
     line: int
@@ -54,6 +59,8 @@ def slugify(heading: str) -> str:
 
 def _blank_code(line: str) -> str:
     """Blank inline code spans: a run of N backticks up to the next run of exactly N."""
+    if "`" not in line:
+        return line
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(line)]
     if len(runs) < 2:
         return line
@@ -103,9 +110,9 @@ class _Next:
     from it, so a line is searched once in all (linear time).
     """
 
-    def __init__(self, line: str, pattern: str) -> None:
+    def __init__(self, line: str, pattern: re.Pattern[str]) -> None:
         self.line = line
-        self.pattern = re.compile(pattern)
+        self.pattern = pattern
         self.searched_from = 1
         self.found = 0
 
@@ -123,10 +130,10 @@ class _LinkScanner:
 
     def __init__(self, line: str) -> None:
         self.line = line
-        self.text = _Next(line, r"\S")
-        self.stop = _Next(line, r"[)\s]")
-        self.angle = _Next(line, r">")
-        self.quotes = {'"': _Next(line, '"'), "'": _Next(line, "'")}
+        self.text = _Next(line, _TEXT)
+        self.stop = _Next(line, _STOP)
+        self.angle = _Next(line, _ANGLE)
+        self.quotes = {'"': _Next(line, _DOUBLE), "'": _Next(line, _SINGLE)}
 
     def destinations(self) -> list[tuple[int, int]]:
         """Start and end of each link's destination, ``<…>`` included."""
@@ -204,20 +211,24 @@ def scan(text: str) -> Note:
             previous = ""
             continue
         line = _blank_code(raw)
-        heading = atx_heading(line)
+        heading = atx_heading(line) if "#" in line else None
         if heading is not None:
             add_anchor(heading)
         elif _SETEXT.match(line) and previous.strip():
             add_anchor(previous.strip())
-        definition = _REF_DEFINITION.match(line)
-        spans = [definition.span(1)] if definition else []
-        spans.extend(_LinkScanner(line).destinations())
-        spans.sort()
+        spans: list[tuple[int, int]] = []
+        if "[" in line:  # a link or a reference definition needs a bracket
+            definition = _REF_DEFINITION.match(line)
+            if definition:
+                spans.append(definition.span(1))
+            if "](" in line:
+                spans.extend(_LinkScanner(line).destinations())
+                spans.sort()
         for start, end in spans:
             target = line[start:end].strip("<>")
             note.links.append(Token(target, number, start + 1, end + 1))
         covering = 0
-        for match in _ID.finditer(line):
+        for match in _ID.finditer(line) if "-" in line else ():
             while covering < len(spans) and spans[covering][1] <= match.start():
                 covering += 1
             if covering < len(spans) and spans[covering][0] <= match.start():

@@ -65,7 +65,10 @@ class Locations:
 
 def escape_token(token: str | int) -> str:
     """Escape one JSON-pointer reference token (RFC 6901)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" not in text and "/" not in text:
+        return text
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 def pointer_of(parts: Any) -> str:
@@ -242,7 +245,9 @@ def _line_columns(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int
     return found
 
 
-def locate_json_pointers(text: str, pointers: Iterable[tuple[str, str]]) -> Locations:
+def locate_json_pointers(
+    text: str, pointers: Iterable[tuple[str, str]], *, parsed: bool = False
+) -> Locations:
     """The spans :meth:`Locations.find` needs for ``pointers`` only: ``(pointer, target)`` pairs.
 
     The result answers ``find`` for each requested pointer exactly as the
@@ -257,17 +262,25 @@ def locate_json_pointers(text: str, pointers: Iterable[tuple[str, str]]) -> Loca
     For a document nested no deeper than :data:`MAX_SCAN_DEPTH`, as every
     document a run parsed is (loading refuses deeper ones at ``max-depth``,
     whose ceiling that is): a deeper value that is skipped is not measured.
+
+    ``parsed`` says the text is known to be valid JSON without a repeated key
+    (a run parsed it strictly). Then the scan stops as soon as every requested
+    place is found (no later repetition can move it), and a long run of array
+    elements is jumped over by :func:`_jump` instead of skipped one by one;
+    the answers are the same, the rest of the text is not read.
     """
+    asked = list(pointers)
     wanted: set[str] = set()
     keys: set[str] = set()
-    for pointer, target in pointers:
+    for pointer, target in asked:
         wanted.update(_ancestors(pointer))
         if target == "key":
             keys.add(pointer)
     # Containers to enter: strict ancestors of a requested pointer.
     enter = {p.rsplit("/", 1)[0] for p in wanted if p}
+    goal = asked if parsed else None
     try:
-        raw, raw_keys = _scan_towards(text, wanted, enter, keys)
+        raw, raw_keys = _scan_towards(text, wanted, enter, keys, goal)
     except (ValueError, RecursionError):
         return locate_json(text)
     places = _line_columns(text, (o for span in (*raw.values(), *raw_keys.values()) for o in span))
@@ -281,12 +294,32 @@ def locate_json_pointers(text: str, pointers: Iterable[tuple[str, str]]) -> Loca
     )
 
 
+class _AllPlaced(Exception):
+    """Every requested place is found: the scan of a text known to be valid stops."""
+
+
 def _scan_towards(
-    text: str, wanted: set[str], enter: set[str], keys: set[str]
+    text: str,
+    wanted: set[str],
+    enter: set[str],
+    keys: set[str],
+    goal: list[tuple[str, str]] | None = None,
 ) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-    """Offsets of the ``wanted`` values and ``keys``; ValueError on anything not plain JSON."""
+    """Offsets of the ``wanted`` values and ``keys``; ValueError on anything not plain JSON.
+
+    With a ``goal`` (the requested ``(pointer, target)`` pairs of a text known
+    to be valid JSON without repeated keys), the scan ends once each is found,
+    and array elements before a requested one may be jumped over.
+    """
     raw: dict[str, tuple[int, int]] = {}
     raw_keys: dict[str, tuple[int, int]] = {}
+    open_values = {p for p, target in goal if target != "key"} if goal is not None else set()
+    open_keys = {p for p, target in goal if target == "key"} if goal is not None else set()
+
+    def placed(table: set[str], pointer: str) -> None:
+        table.discard(pointer)
+        if not open_values and not open_keys:
+            raise _AllPlaced
 
     def ws(i: int) -> int:
         m = _WS.match(text, i)
@@ -308,6 +341,8 @@ def _scan_towards(
             end = _SKIP(text, i)[1]
         if pointer in wanted:
             raw[pointer] = (i, end)
+            if pointer in open_values:
+                placed(open_values, pointer)
         return end
 
     def obj(i: int, pointer: str, depth: int) -> int:
@@ -323,6 +358,8 @@ def _scan_towards(
             member = pointer + "/" + escape_token(key)
             if member in keys:
                 raw_keys[member] = (j, m.end())
+                if member in open_keys:
+                    placed(open_keys, member)
             j = ws(m.end())
             if not text.startswith(":", j):
                 raise ValueError("expected ':'")
@@ -345,11 +382,20 @@ def _scan_towards(
             and (token := p[len(prefix) :].split("/", 1)[0]).isascii()
             and token.isdigit()
         }
+        later = sorted(asked, reverse=True)
+        jumping = goal is not None  # until a jump is refused: the elements then differ
         j = ws(i + 1)
         if text.startswith("]", j):
             return j + 1
         index = 0
         while True:
+            while later and later[-1] < index:
+                later.pop()
+            if jumping and later and later[-1] - index >= _JUMP_AT_LEAST:
+                landed = _jump(text, j, later[-1] - index)
+                jumping = landed is not None
+                if landed is not None:
+                    j, index = landed, later[-1]
             j = ws(value(j, f"{prefix}{index}", depth) if index in asked else _SKIP(text, j)[1])
             index += 1
             if text.startswith(",", j):
@@ -362,9 +408,82 @@ def _scan_towards(
             raise ValueError("expected ',' or ']'")
 
     start = 1 if text.startswith("\ufeff") else 0
-    if ws(value(start, "", 0)) != len(text):
-        raise ValueError("extra data")
+    try:
+        if ws(value(start, "", 0)) != len(text):
+            raise ValueError("extra data")
+    except _AllPlaced:
+        pass
     return raw, raw_keys
+
+
+def _skip_ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+#: The fewest array elements :func:`_jump` is tried on; fewer are skipped one by one.
+_JUMP_AT_LEAST = 64
+
+
+def _jump(text: str, start: int, count: int) -> int | None:
+    """Offset of the array element ``count`` elements after the one at ``start``, or None.
+
+    For a text known to be valid JSON, whose element at ``start`` is an object
+    followed by more objects, each separated from the next by the same
+    separator ``S`` (``}``, a comma, whitespace with a line break, ``{``): the
+    separators are found with ``str.find``/``str.count``, and the landing is
+    proved, not guessed. None whenever the proof does not hold (the caller
+    then skips element by element).
+
+    Why it is exact: a JSON string never holds a raw line break and ``S`` holds
+    no quote, so every occurrence of ``S`` lies outside strings; ``},{`` with
+    only whitespace between can only separate two objects of one array. If the
+    text from ``start`` to the landing holds no ``[`` or ``]`` (no array opens,
+    the one at hand does not close) and exactly ``count`` ``{`` (the one at
+    ``start`` and those of the separators passed: no other object and no brace
+    inside a string), then each separator passed ends the object the previous
+    one began, so the landing ``{`` opens element ``count`` after ``start``.
+    """
+    if not text.startswith("{", start):
+        return None
+    try:
+        end = _SKIP(text, start)[1]
+    except ValueError:
+        return None
+    comma = _skip_ws(text, end)
+    following = _skip_ws(text, comma + 1)
+    if not text.startswith(",", comma) or not text.startswith("{", following):
+        return None
+    separator = text[end - 1 : following + 1]
+    if "\n" not in separator:
+        return None
+    # Find the count-th separator: count ahead by the length of the elements seen so
+    # far (a little short of it), then step separator by separator.
+    at, seen, reach = end - 1, 1, 0.97
+    while seen < count:
+        ahead = count - seen
+        if ahead > 16 and reach > 0.1:
+            guess = at + int((at - start) / seen * ahead * reach)
+            more = text.count(separator, at + 1, guess)
+            if 0 < more <= ahead:
+                at = text.rfind(separator, at + 1, guess)
+                seen += more
+                continue
+            if more > ahead:  # elements got shorter: look less far
+                reach /= 2
+                continue
+        at = text.find(separator, at + 1)
+        if at < 0:
+            return None
+        seen += 1
+    landing = at + len(separator) - 1
+    if (
+        text.find("[", start, landing) >= 0
+        or text.find("]", start, landing) >= 0
+        or text.count("{", start, landing) != count
+    ):
+        return None
+    return landing
 
 
 def _shifted(span: Span, line_offset: int) -> Span:

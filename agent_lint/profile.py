@@ -17,9 +17,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_lint.config import ConfigError, UserKind
+from agent_lint.config import ConfigError, UserIndex, UserKind
 from agent_lint.diagnostics import Rule
-from agent_lint.kinds import Format, History, Kind, Match, NameRule, Namespace, Ref, spec, whole
+from agent_lint.kinds import (
+    Format,
+    History,
+    IndexSpec,
+    Kind,
+    Match,
+    NameRule,
+    Namespace,
+    Ref,
+    spec,
+    whole,
+)
 
 if TYPE_CHECKING:
     from agent_lint.fixer import Blocked, Edit
@@ -283,9 +294,12 @@ def extend(profile: Profile, declared: Sequence[UserKind]) -> Profile:
         if user.namespace is not None and user.namespace not in namespaces:
             folder = user.path.split("/", 1)[0]
             namespaces[user.namespace] = Namespace(user.title, folder)
-    kinds = []
+    kinds: list[Kind] = []
     folders = set(profile.record_folders)
+    names = taken | {user.name for user in declared}
     for user in declared:
+        if user.index is not None:
+            kinds.append(_index_kind(user, user.index, names))
         for ref in user.references:
             if ref.target not in namespaces:
                 known = ", ".join(sorted(namespaces))
@@ -309,6 +323,7 @@ def extend(profile: Profile, declared: Sequence[UserKind]) -> Profile:
                 scope=user.scope,
                 folder="folder" if user.name_rule == "dir" else None,
                 refs=tuple(Ref(spec(ref.field), ref.target) for ref in user.references),
+                paths=tuple(spec(field) for field in user.paths),
                 history=_HISTORY[user.history],
                 example=user.path.replace("{", "<").replace("}", ">"),
             )
@@ -318,6 +333,30 @@ def extend(profile: Profile, declared: Sequence[UserKind]) -> Profile:
         kinds=(*kinds, *profile.kinds),
         namespaces=namespaces,
         record_folders=frozenset(folders),
+    )
+
+
+def _index_kind(user: UserKind, index: UserIndex, taken: set[str]) -> Kind:
+    """The kind of a declared kind's index file (matched before the kind's own records)."""
+    name = f"{user.name}-index"
+    if name in taken:
+        raise ConfigError(
+            f"{user.where}.index` would be the kind {name!r}, which the profile already has; "
+            "give the declared kind another name"
+        )
+    return Kind(
+        name,
+        f"{user.title} index",
+        compile_path(index.path),
+        Format.JSON,
+        example=index.path,
+        index=IndexSpec(
+            index.entries,
+            index.id_field,
+            user.name,
+            tuple((entry, spec(field)) for entry, field in index.fields),
+            by_id=True,
+        ),
     )
 
 

@@ -682,6 +682,25 @@ class SchemaStore:
             return self._detailed(path, schema)
         return FastPathValidator(fast, functools.partial(self._detailed, path, schema))
 
+    def _check_ref_cycles(self, path: Path, schema: dict[str, Any]) -> None:
+        """Raise :class:`SchemaConfigError` when ``schema``'s references never end."""
+        import referencing.jsonschema
+
+        from agent_lint.schemarefs import ref_cycle
+
+        spec = referencing.jsonschema.specification_with(
+            schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
+            default=referencing.jsonschema.DRAFT202012,
+        )
+        resolver = self._resources().resolver_with_root(spec.create_resource(schema))
+        cycle = ref_cycle(schema, resolver)
+        if cycle is not None:
+            raise SchemaConfigError(
+                f"schema {path}: {clip(cycle, 200)} comes back to where it started without "
+                "descending into the record, so validating a record would never end; put the "
+                "recursion under `properties` or `items`"
+            )
+
     def _detailed(self, path: Path, schema: dict[str, Any]) -> SchemaValidator:
         """The ``jsonschema`` validator of one schema, which explains every violation."""
         import jsonschema.validators
@@ -700,6 +719,7 @@ class SchemaStore:
                     f"schema {path} is not a valid JSON Schema: {exc.message}"
                 ) from exc
             check_patterns(path, schema)
+            self._check_ref_cycles(path, schema)
         return JsonschemaValidator(
             cls(schema, registry=self._resources(), format_checker=format_checker())
         )

@@ -170,3 +170,66 @@ def test_a_long_list_in_a_message_is_cut_to_a_few_items_and_a_count():
     assert _listed([f"tc_{i}" for i in range(1000)], "none") == (
         "tc_0, tc_1, tc_2, tc_3, tc_4 and 995 more"
     )
+
+
+def _findings(capsys, root: Path) -> list[dict[str, object]]:
+    main([str(root), "--profile", "astrion", "--output-format", "json"])
+    found: list[dict[str, object]] = json.loads(capsys.readouterr().out)["diagnostics"]
+    return found
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_a_finding_is_fixable_exactly_when_fix_rewrites_its_file(name, tmp_path, capsys):
+    work = tmp_path / "repo"
+    shutil.copytree(ASTRION / name, work)
+    before = tree_bytes(work)
+    found = _findings(capsys, work)
+    fixable = {d["path"] for d in found if d["fixable"]}
+    main([str(work), "--profile", "astrion", "--fix", "--no-color"])
+    capsys.readouterr()
+    after = tree_bytes(work)
+    changed = {f"{path}" for path in before if before[path] != after.get(path)}
+    assert changed == fixable
+    left = _findings(capsys, work)
+    assert [d for d in left if d["fixable"]] == []
+    assert [d for d in found if not d["fixable"]] == left
+
+
+def test_a_dangling_role_lists_the_roles_there_are_and_cuts_a_long_list(tmp_path, capsys):
+    store = _store(tmp_path)
+    meta = store / "conversations" / "conv_20260711_210000_001" / "agents" / "1" / "metadata.json"
+    _edit(meta, role_id="analyst")
+    _edit(meta.with_name("messages.json"), role_id="analyst")
+    [finding] = _findings(capsys, store.parent)
+    assert finding["code"] == "AL301"
+    assert finding["message"] == (
+        'role_id "analyst" names no role file; expected one of code-reviewer, '
+        "full-stack-engineer, researcher, ui-operator (agents/<role_id>.md)"
+    )
+    for n in range(3):
+        role = (store / "agents" / "researcher.md").read_text("utf-8")
+        (store / "agents" / f"z{n}.md").write_text(role.replace("researcher", f"z{n}"), "utf-8")
+    [finding] = _findings(capsys, store.parent)
+    assert "ui-operator, z0 and 2 more (agents/<role_id>.md)" in str(finding["message"])
+
+
+def test_an_integer_id_is_written_without_quotes(tmp_path, capsys):
+    store = _store(tmp_path)
+    agent = store / "conversations" / "conv_20260711_210000_001" / "agents" / "3"
+    _edit(agent / "metadata.json", agent_id=7)
+    _edit(agent / "messages.json", agent_id=7)
+    found = _findings(capsys, store.parent)
+    assert {d["message"] for d in found if d["code"] == "AL202"} == {
+        "agent_id 7 does not match its folder name 3 (expected agent_id 3, or rename the "
+        "folder to 7)"
+    }
+
+
+def test_fix_keeps_the_index_entry_of_a_folder_without_metadata(tmp_path, capsys):
+    """Nothing says the entry is wrong: --fix neither drops it nor reports it."""
+    store = _store(tmp_path)
+    (store / "conversations" / "conv_20260713_140500_003" / "metadata.json").unlink()
+    before = tree_bytes(store)
+    assert _findings(capsys, store.parent) == []
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    assert tree_bytes(store) == before

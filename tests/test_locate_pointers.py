@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_lint.positions import ScanError, locate_json, locate_json_pointers
+from agent_lint.positions import ScanError, _jump, locate_json, locate_json_pointers
 
 KEYS = st.text(
     alphabet=st.sampled_from(["a", "b", "/", "~", "0", "é", '"', "\\", " ", "\n", "\u2028"]),
@@ -112,3 +112,123 @@ def test_one_finding_in_a_large_index_is_placed_like_the_full_scan() -> None:
         "/count",
     }
     assert set(found.keys) == {"/count"}  # an array element has no key
+
+
+# A text a run parsed (valid JSON, no repeated key): the scan stops early and jumps over
+# runs of array elements. The same answers as the full scan, on documents built to tempt
+# the jump into a wrong landing: braces, brackets, commas and line breaks inside strings,
+# nested containers, scalars among the objects, odd or no indentation, CRLF line ends.
+TRICKY = st.text(alphabet=st.sampled_from(list('ab{}[],:"\\\n\r\t é')), max_size=8)
+MEMBERS = st.dictionaries(
+    st.sampled_from(["id", "path", "t", "{", "}", "a,b"]),
+    st.one_of(
+        TRICKY,
+        st.integers(-5, 5),
+        st.none(),
+        st.lists(st.integers(0, 3), max_size=2),
+        st.dictionaries(st.sampled_from(["x", "y"]), TRICKY, max_size=2),
+    ),
+    max_size=4,
+)
+PLAIN = st.dictionaries(
+    st.sampled_from(["path", "title", "n"]),
+    st.one_of(st.text(alphabet="ab .-/é", max_size=6), st.integers(-5, 5)),
+    max_size=3,
+)
+TWISTS = st.lists(
+    st.tuples(st.integers(0, 179), st.one_of(MEMBERS, st.integers(0, 9), TRICKY)), max_size=3
+)
+
+
+def _elements(template: dict[str, Any], length: int, twists: list[tuple[int, Any]]) -> list[Any]:
+    """``length`` objects like ``template``, each with its own id, a few replaced by ``twists``."""
+    elements: list[Any] = [{**template, "id": f"D-{n}"} for n in range(length)]
+    for position, twist in twists:
+        elements[position % length] = twist
+    return elements
+
+
+def _spaced(document: Any, style: int) -> str:
+    """``document`` written with whitespace the standard writer never uses."""
+    if style == 0:
+        return json.dumps(document, separators=(",", ":"))  # one line
+    if style == 1:
+        return json.dumps(document, indent="\t").replace("\n", "\r\n")
+    if style == 2:  # each element on a line of its own, with a different indent each
+        items = document["list"]
+        lines = [" " * (n % 3) + json.dumps(item) for n, item in enumerate(items)]
+        return '{"head": 1, "list": [\n' + ",\n".join(lines) + '\n], "tail": [1]}'
+    return json.dumps(document, indent=style - 2)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(PLAIN, PLAIN, PLAIN, MEMBERS),
+    st.integers(60, 180),
+    st.one_of(st.just([]), TWISTS),
+    st.integers(0, 5),
+    st.lists(st.integers(0, 400), min_size=1, max_size=3),
+    st.integers(0, 20),
+)
+def test_a_parsed_text_is_placed_as_the_full_scan_places_it(
+    template: dict[str, Any],
+    length: int,
+    twists: list[tuple[int, Any]],
+    style: int,
+    picks: list[int],
+    far: int,
+) -> None:
+    elements = _elements(template, length, twists)
+    text = _spaced({"head": 1, "list": elements, "tail": [1]}, style)
+    asked = [(f"/list/{n % (len(elements) + 3)}", "value") for n in picks]
+    asked += [(f"/list/{length - 1 - far}/id", "value"), ("/tail/0", "key")]
+    whole = locate_json(text)
+    some = locate_json_pointers(text, asked, parsed=True)
+    for pointer, target in asked:
+        assert some.find(pointer, target) == whole.find(pointer, target), (pointer, target)
+
+
+def test_the_jump_lands_on_the_element_the_full_scan_finds() -> None:
+    entries = [{"id": f"D-{n}", "title": f"Decision {n}"} for n in range(300)]
+    text = json.dumps({"decisions": entries}, indent=2)
+    start = text.index("{", 1)
+    whole = locate_json(text)
+    for count in (64, 100, 299):
+        landing = _jump(text, start, count)
+        assert landing is not None
+        span = whole.values[f"/decisions/{count}"]
+        line_start = text.rfind("\n", 0, landing) + 1
+        assert (span.line, span.column) == (
+            text.count("\n", 0, landing) + 1,
+            landing - line_start + 1,
+        )
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        # A brace inside a string: the count of braces no longer proves the landing.
+        [{"t": "{}"}] + [{"t": "x"}] * 99,
+        # An array inside an element.
+        [{"t": [1]}] + [{"t": "x"}] * 99,
+        # A scalar among the objects breaks the run of separators.
+        [{"t": "x"}, 5] + [{"t": "x"}] * 98,
+    ],
+)
+def test_the_jump_refuses_what_it_cannot_prove(entries: list[Any]) -> None:
+    text = json.dumps({"d": entries}, indent=2)
+    start = text.index("{", 1)
+    assert _jump(text, start, 80) is None
+    asked = [("/d/90/t", "value")]
+    assert locate_json_pointers(text, asked, parsed=True).find("/d/90/t") == locate_json(text).find(
+        "/d/90/t"
+    )
+
+
+def test_a_parsed_text_is_read_only_as_far_as_the_requested_places() -> None:
+    # What follows the last requested place is not read: the run parsed the text already.
+    text = '{"a": 1, "b": [1, 2,], "c": NaN}'
+    found = locate_json_pointers(text, [("/a", "value"), ("/a", "key")], parsed=True)
+    assert found.find("/a") is not None and found.find("/a", "key") is not None
+    with pytest.raises(ScanError):
+        locate_json_pointers(text, [("/a", "value")])

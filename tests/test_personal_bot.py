@@ -200,3 +200,23 @@ def test_a_session_reference_that_is_null_or_absolute_is_clean(workspace, capsys
     write_json(ref, {"file": value})
     code, out = lint(workspace, capsys)
     assert code == 0, out
+
+
+def test_a_staged_write_once_change_is_placed_in_the_staged_bytes(tmp_path, capsys):
+    """--staged judges the index: the finding's place is that of the staged `file` key."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "git-history" / "base", repo)
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Personal Bot state before the change")
+    [ref] = [
+        p
+        for p in sorted((repo / STORE / "subagents").glob("*/session-ref.json"))
+        if json.loads(p.read_text())["file"]
+    ][:1]
+    ref.write_text('{"file": "/home/ana/other.jsonl"}')
+    git(repo, "add", "-A")
+    ref.write_text('{\n\n\n  "file": "/home/ana/third.jsonl"\n}\n')  # not staged
+    code, out = lint(repo, capsys, "--staged", "--base", "main", "--select", "AL6")
+    assert code == 1
+    [finding] = out.splitlines()[:-1]
+    assert ":1:2: AL606 " in finding and 're-pointed to "/home/ana/other.jsonl"' in finding

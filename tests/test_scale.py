@@ -85,3 +85,15 @@ def test_graph_checks_scale_linearly():
     assert len(large.identities) >= 20_000
     ratio = run(large) / run(small)
     assert 9 <= ratio <= 11, ratio
+
+
+def test_the_index_keeps_one_string_per_repeated_value():
+    # Ids, pointers and field names recur in thousands of files: the index holds each once.
+    index = build(400)
+    by_text: dict[str, set[int]] = {}
+    for fact in index.references:
+        for text in (fact.value, fact.pointer, fact.field):
+            by_text.setdefault(text, set()).add(id(text))
+    assert by_text and all(len(ids) == 1 for ids in by_text.values())
+    repeated = [r for r in index.references if r.value == "D-000001"]
+    assert len(repeated) >= 2

@@ -174,3 +174,173 @@ def test_profile_table_extends_a_built_in_profile(tmp_path, capsys):
     (repo / ".agent-lint.toml").write_text('[profile]\nextend = "cortex"\n')
     assert main([str(repo)]) == 2
     assert "`[profile]` takes one key, `extends" in capsys.readouterr().err
+
+
+INDEXED = (
+    CONFIG
+    + """\
+paths = ["evidence[]"]
+
+[kinds.index]
+path = "reviews/index.json"
+entries = "reviews"
+fields = { verdict = "verdict" }
+"""
+)
+
+
+def _index(repo: Path, entries: object) -> None:
+    path = repo / ".agent" / "reviews" / "index.json"
+    path.write_text(json.dumps(entries, indent=2) + "\n")
+
+
+def _entry(review_id: str, verdict: str = "approve") -> dict[str, str]:
+    return {"review_id": review_id, "verdict": verdict}
+
+
+def test_a_declared_kinds_path_fields_are_checked_like_built_in_path_references(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo", INDEXED)
+    _index(repo, {"reviews": [_entry("RV-001"), _entry("RV-002")]})
+    reviews = repo / ".agent" / "reviews"
+    (reviews / "RV-001.json").write_text(_review("RV-001", evidence=["docs"]))
+    assert _lint(capsys, str(repo)) == (0, [])
+    (reviews / "RV-002.json").write_text(
+        _review("RV-002", evidence=["docs/nothing-here.md", "../outside.md"])
+    )
+    code, found = _lint(capsys, str(repo))
+    assert code == 1
+    assert sorted((c, f) for c, f, _ in found) == [
+        ("AL302", "RV-002.json"),
+        ("AL303", "RV-002.json"),
+    ]
+    assert any("docs/nothing-here.md" in m for c, _, m in found if c == "AL302")
+
+
+def test_a_declared_index_is_checked_against_the_records_both_ways(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo", INDEXED)
+    _index(repo, {"reviews": [_entry("RV-001"), _entry("RV-002")]})
+    assert _lint(capsys, str(repo)) == (0, [])
+    assert main([str(repo), "--show-files"]) == 0
+    assert ".agent/reviews/index.json review index" in " ".join(capsys.readouterr().out.split())
+    _index(
+        repo,
+        {"reviews": [_entry("RV-001", "reject"), _entry("RV-009"), _entry("RV-001", "reject")]},
+    )
+    code, found = _lint(capsys, str(repo))
+    assert code == 1
+    assert sorted((c, m) for c, _, m in found) == [
+        ("AL304", "entry RV-009 names no review record under reviews/"),
+        (
+            "AL305",
+            'verdict "reject" disagrees with .agent/reviews/RV-001.json, which has "approve"',
+        ),
+        ("AL306", ".agent/reviews/RV-002.json (RV-002) is not listed in this index"),
+        ("AL307", ".agent/reviews/RV-001.json is listed more than once in this index"),
+    ]
+    assert {f for _, f, _ in found} == {"index.json"}
+
+
+def test_a_declared_index_may_be_an_object_keyed_by_id(tmp_path, capsys):
+    keyed = INDEXED.replace('entries = "reviews"\n', "")
+    repo = _repo(tmp_path / "repo", keyed)
+    _index(repo, {"RV-001": {"verdict": "approve"}, "RV-002": {"verdict": "approve"}})
+    assert _lint(capsys, str(repo)) == (0, [])
+    _index(repo, {"RV-001": {"verdict": "reject"}, "RV-003": {}})
+    code, found = _lint(capsys, str(repo))
+    assert code == 1
+    assert sorted(c for c, _, _ in found) == ["AL304", "AL305", "AL306"]
+
+
+def test_a_user_profile_extends_a_built_in_one_and_keeps_its_checks(tmp_path, capsys):
+    """The declared kinds sit beside the profile's own, which are still checked."""
+    repo = _repo(
+        tmp_path / "repo", INDEXED.replace('profile = "cortex"', '[profile]\nextends = "cortex"\n')
+    )
+    _index(repo, {"reviews": [_entry("RV-001"), _entry("RV-002")]})
+    assert _lint(capsys, str(repo)) == (0, [])
+    decision = repo / ".agent" / "decisions" / "D-002.json"
+    record = json.loads(decision.read_text())
+    record["decision_id"] = "D-777"
+    decision.write_text(json.dumps(record, indent=2) + "\n")
+    code, found = _lint(capsys, str(repo))
+    assert code == 1 and ("AL202", "D-002.json") in {(c, f) for c, f, _ in found}
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('paths = "evidence"', "`kinds[0].paths` must be an array of field specs"),
+        ("index = 1", "`kinds[0].index` must be a table"),
+        ('[kinds.index]\npaht = "x.json"', "`kinds[0].index` has unknown key `paht`"),
+        ('[kinds.index]\npath = "r/index.yaml"', "`kinds[0].index.path` must name a JSON file"),
+        ('[kinds.index]\npath = "../index.json"', "`kinds[0].index.path` must be a relative"),
+        (
+            '[kinds.index]\npath = "r/index.json"\nentries = "a.b"',
+            "`kinds[0].index.entries` must be",
+        ),
+        (
+            '[kinds.index]\npath = "r/index.json"\nentries = "items"',
+            "`kinds[0].index.id-field` must name the entry field",
+        ),
+        (
+            '[kinds.index]\npath = "r/index.json"\nfields = { a = 1 }',
+            "`kinds[0].index.fields` must be",
+        ),
+    ],
+)
+def test_declared_paths_and_index_are_validated(tmp_path, capsys, table, message):
+    shutil.copytree(FIXTURES / "valid", tmp_path / "repo")
+    config = f'[[kinds]]\nname = "r"\npath = "r/{{stem}}.json"\n{table}\n'
+    (tmp_path / "repo" / ".agent-lint.toml").write_text(config)
+    assert main([str(tmp_path / "repo")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and ".agent-lint.toml" in err
+
+
+TREE = {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "chain"),
+    [
+        ({"$ref": "#"}, '$ref "#" at /'),
+        (
+            {
+                "$defs": {
+                    "a": {"allOf": [{"$ref": "#/$defs/b"}]},
+                    "b": {"not": {"$ref": "#/$defs/a"}},
+                },
+                "$ref": "#/$defs/a",
+            },
+            '$ref "#/$defs/b" at #/$defs/a/allOf/0 -> $ref "#/$defs/a" at #/$defs/b/not',
+        ),
+        ({"$id": "urn:example:x", "anyOf": [{"$ref": "urn:example:y"}]}, "urn:example:y"),
+    ],
+)
+def test_a_ref_cycle_in_a_declared_schema_blames_the_schema_not_the_record(
+    tmp_path, capsys, schema, chain
+):
+    repo = _repo(tmp_path / "repo")
+    (repo / "tools" / "review.schema.json").write_text(json.dumps(schema))
+    # A second schema in the repository that the first may reach (the cross-file cycle).
+    other = {"$id": "urn:example:y", "oneOf": [{"$ref": "urn:example:x"}]}
+    (repo / "schemas").mkdir()
+    (repo / "schemas" / "other.schema.json").write_text(json.dumps(other))
+    config = repo / ".agent-lint.toml"
+    config.write_text('schema-dirs = ["schemas"]\n' + config.read_text())
+    assert main([str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert "review.schema.json" in err and chain in err
+    assert "comes back to where it started" in err and "AL011" not in err
+
+
+def test_a_schema_that_recurses_into_the_record_is_bounded_and_accepted(tmp_path, capsys):
+    repo = _repo(tmp_path / "repo")
+    tree = {**TREE, "properties": {**REVIEW_SCHEMA["properties"], **TREE["properties"]}}
+    (repo / "tools" / "review.schema.json").write_text(json.dumps(tree))
+    reviews = repo / ".agent" / "reviews"
+    (reviews / "RV-001.json").write_text(_review("RV-001", children=[{"children": [{}]}]))
+    assert _lint(capsys, str(repo)) == (0, [])
+    (reviews / "RV-001.json").write_text(_review("RV-001", children=[{"children": [1]}]))
+    code, found = _lint(capsys, str(repo))
+    assert code == 1 and [c for c, _, _ in found] == ["AL103"]

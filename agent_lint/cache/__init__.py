@@ -261,7 +261,7 @@ class RunCache:
         return hmac.new(self._key, body, hashlib.sha256).hexdigest().encode("ascii")
 
     def _header(self) -> bytes:
-        return _dump({"format": FORMAT, "run": self.run, **self._codec.table}) + b"\n"
+        return _dump({"format": FORMAT, "run-key": self.run, **self._codec.table}) + b"\n"
 
     def _parse(self, data: bytes) -> dict[str, list[bytes]]:
         """The entries of a document, by name; each line is split, none is parsed yet.

@@ -19,6 +19,7 @@ from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, ancestors, fold
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind
+from agent_lint.positions import Span, locate_json_pointers
 from agent_lint.problems import GateIssue, GateProblem
 from agent_lint.profile import Profile
 
@@ -170,17 +171,22 @@ def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> GateProble
     )
 
 
-def _repinned(content: bytes | None) -> str:
-    """How a pinned write-once reference changed: re-pointed, cleared, or otherwise."""
+def _repinned(content: bytes | None) -> tuple[str, Span | None]:
+    """How a pinned write-once reference changed, and where its ``file`` key is, if it is."""
     try:
         record = json.loads(content or b"null")
     except (ValueError, RecursionError):
-        return "changed"
+        return "changed", None
     if not isinstance(record, dict) or "file" not in record:
-        return "changed"
+        return "changed", None
+    try:  # the change's own bytes, which the work tree's file may not be (--staged)
+        place = locate_json_pointers((content or b"").decode("utf-8"), [("/file", "key")])
+        span = place.find("/file", "key")
+    except (ValueError, RecursionError):
+        span = None
     if record["file"] is None:
-        return "changed: cleared to null"
-    return f"changed: re-pointed to {quote(record['file'])}"
+        return "changed: cleared to null", span
+    return f"changed: re-pointed to {quote(record['file'])}", span
 
 
 def _protected(
@@ -211,13 +217,15 @@ def _protected(
             pinned = None
         if pinned is None and now is not None:
             return None  # the first time the reference is set
+        how, span = _repinned(c.change.content(path)) if now else ("deleted", None)
+        # A changed value is placed at its key, in the change's own bytes; else the file.
         return GateProblem(
             GateIssue.WRITE_ONCE_CHANGED,
             shown,
             f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
-            f"write-once; it was {_repinned(c.change.content(path)) if now else 'deleted'}",
-            line=1,
-            column=1,
+            f"write-once; it was {how}",
+            line=span.line if span is not None else 1,
+            column=span.column if span is not None else 1,
         )
     if now is None:
         targets = by_sha.get(base_sha or "", [])

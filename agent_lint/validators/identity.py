@@ -112,10 +112,11 @@ def _check_numbered(ctx: FileContext) -> Iterator[Diagnostic]:
         )
 
 
-def _name_mismatch(ctx: FileContext, value: str) -> str | None:
+def _name_mismatch(ctx: FileContext, value: str, integer: bool = False) -> str | None:
     """Describe how ``value`` disagrees with the file or folder name, if it does.
 
-    Renaming is suggested only when ``value`` itself is a well-formed id.
+    Renaming is suggested only when ``value`` itself is a well-formed id. An
+    ``integer`` id is written as the record writes it, without quotes.
     """
     kind, field = ctx.kind, ctx.kind.id_field
     renamable = kind.id_pattern is None or bool(kind.id_pattern.match(value))
@@ -124,9 +125,12 @@ def _name_mismatch(ctx: FileContext, value: str) -> str | None:
         if folder == value:
             return None
         rename = f", or rename the folder to {clip(value)}" if renamable else ""
+        said, expected = (value, folder) if integer else (quote(value), f'"{folder}"')
+        if integer and not folder.isdigit():  # no integer id matches this folder
+            return f"{field} {said} does not match its folder name {folder} ({rename[5:]})"
         return (
-            f"{field} {quote(value)} does not match its folder name {folder} "
-            f'(expected {field} "{folder}"{rename})'
+            f"{field} {said} does not match its folder name {folder} "
+            f"(expected {field} {expected}{rename})"
         )
     stem = ctx.groups.get("stem")
     if stem is None or stem == value:
@@ -173,10 +177,11 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
     if not isinstance(ctx.data, dict) or kind.id_field is None:
         return
     value = ctx.data.get(kind.id_field)
-    if kind.integer_id and isinstance(value, int) and not isinstance(value, bool):
+    integer = kind.integer_id and isinstance(value, int) and not isinstance(value, bool)
+    if integer:
         value = str(value)  # an integer id is named in decimal
     if isinstance(value, str):
-        mismatch = _name_mismatch(ctx, value)
+        mismatch = _name_mismatch(ctx, value, integer)
         if kind.id_pattern and not kind.id_pattern.match(value):
             name = ctx.groups.get(kind.folder or "stem")
             adoptable = kind.name_rule in (NameRule.STEM, NameRule.DIR, NameRule.TIMED)

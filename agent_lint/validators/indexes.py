@@ -5,11 +5,12 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
 from agent_lint.jsontext import clip, quote
+from agent_lint.kinds import NameRule
 from agent_lint.profile import Profile
 from agent_lint.validators.references import Absent
 from agent_lint.validators.schema import MISSING_FIELD
@@ -23,7 +24,8 @@ UNRESOLVED_ENTRY = Rule(
     "whose `path` names no record of the kind, or whose record carries a different id. "
     "Agents that read the index instead of scanning the folder are sent nowhere. With "
     '`completeness = "partial"` entries whose record file is absent are summed up in one '
-    "info finding per index.",
+    "info finding per index. An index the profile regenerates (Astrion's "
+    "`conversations/index.json`) is repaired by `agent-lint --fix`.",
     '{"decision_id": "D-002", "path": ".agent/decisions/D-2.json", …}',
     '{"decision_id": "D-002", "path": ".agent/decisions/D-002.json", …}',
 )
@@ -33,7 +35,9 @@ INDEX_FIELD_MISMATCH = Rule(
     "An index entry repeats a field that disagrees with its record",
     "Reports an index entry whose `status`, `type`, `updated_at` or other repeated field "
     "differs from the record it points at. The record was updated and its index entry was "
-    "not, so a dashboard or an agent reading the index sees stale state.",
+    "not, so a dashboard or an agent reading the index sees stale state. An index the "
+    "profile regenerates (Astrion's `conversations/index.json`) is repaired by "
+    "`agent-lint --fix`.",
     'index: {"decision_id": "D-001", "status": "open"}; record: "status": "approved"',
     'index: {"decision_id": "D-001", "status": "approved"}',
 )
@@ -45,7 +49,9 @@ NOT_INDEXED = Rule(
     "sessions, tasks) that the index does not list. Every record must be listed exactly "
     "once when the index exists. The runtime ships `runs/index.json` and "
     "`sessions/index.json` empty and never writes them: while such an index lists nothing "
-    "it is not taken as maintained, and its records are reported only with `strict = true`.",
+    "it is not taken as maintained, and its records are reported only with `strict = true`. "
+    "An index the profile regenerates (Astrion's `conversations/index.json`) is repaired by "
+    "`agent-lint --fix`.",
     "decisions/D-005.json exists but decisions/index.json does not list it",
     "an entry for D-005 in decisions/index.json",
 )
@@ -60,6 +66,7 @@ DUPLICATE_ENTRY = Rule(
 )
 
 RULES = (UNRESOLVED_ENTRY, INDEX_FIELD_MISMATCH, NOT_INDEXED, DUPLICATE_ENTRY)
+_CODES = frozenset(rule.code for rule in RULES)
 
 
 def _show(value: object) -> str:
@@ -86,7 +93,23 @@ def _strict_fields(entries: list[IndexEntry]) -> Iterator[Diagnostic]:
 
 
 def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
-    """Index entries resolve, agree with their records, and list every record once."""
+    """Index entries resolve, agree with their records, and list every record once.
+
+    The findings on an index the profile's ``--fix`` regenerates are fixable.
+    """
+    assert index.profile is not None
+    derived = set()
+    for record_kind, path in index.index_files.items():
+        listing = index.profile.index_of(record_kind)
+        if listing is not None and listing.index is not None and listing.index.derived:
+            derived.add(path)
+    for diagnostic in _index_findings(index):
+        if diagnostic.path in derived and diagnostic.code in _CODES:
+            diagnostic = diagnostic.with_fixable(True)
+        yield diagnostic
+
+
+def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     assert index.profile is not None
     profile = index.profile
     records: dict[str, ListedRecord] = {record.path: record for record in index.listed}
@@ -99,8 +122,11 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
     for entry in index.index_entries:
         title = profile.kind(entry.record_kind).title
         if entry.record_path is None:
-            keyed = by_name.get((entry.record_kind, entry.id or ""))
-            if keyed is None or not _keyed(profile, entry):
+            if not _keyed(profile, entry) or entry.id is None:
+                continue
+            keyed = by_name.get((entry.record_kind, entry.id))
+            if keyed is None:
+                yield from _unnamed(index, entry)
                 continue
             entry = replace(entry, record_path=keyed)
         assert entry.record_path is not None
@@ -174,7 +200,49 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
         )
 
 
+def _unnamed(index: RepoIndex, entry: IndexEntry) -> Iterator[Diagnostic]:
+    """AL304 for an entry of an index keyed by id whose key names no record.
+
+    A record file or folder of that name that was not read (it does not
+    parse) has a finding of its own, so the entry is not reported again.
+    """
+    assert index.profile is not None and entry.id is not None
+    kind = index.profile.kind(entry.record_kind)
+    namespace = index.namespaces.get(kind.namespace or "")
+    if namespace is None or (kind.namespace, "", entry.id) in index.names:
+        return
+    folder = posixpath.join(index.agent_prefix, namespace.folder, entry.id)
+    if kind.name_rule is NameRule.DIR and folder in _folders(index):
+        return  # the folder is there; what it lacks is not the index's to say
+    what = "folder" if kind.name_rule is NameRule.DIR else f"{kind.title} record"
+    yield UNRESOLVED_ENTRY.at(
+        entry.path,
+        f"entry {clip(entry.id)} names no {what} under {namespace.folder}/",
+        pointer=entry.pointer,
+    )
+
+
+@dataclass
+class _Folders:
+    """The folders that hold a file of the walk, built once per run when needed."""
+
+    present: set[str] | None = None
+
+
+def _folders(index: RepoIndex) -> set[str]:
+    store = index.store(_Folders)
+    if store.present is None:
+        store.present = set()
+        for path in index.walked:
+            folder = posixpath.dirname(path)
+            while folder and folder not in store.present:
+                store.present.add(folder)
+                folder = posixpath.dirname(folder)
+    return store.present
+
+
 def _keyed(profile: Profile, entry: IndexEntry) -> bool:
-    """Whether ``entry`` belongs to an index that is an object keyed by id."""
+    """Whether ``entry`` names its record by id: an object keyed by id, or entries by id."""
     listing = profile.index_of(entry.record_kind)
-    return listing is not None and listing.index is not None and not listing.index.array
+    spec = listing.index if listing is not None else None
+    return spec is not None and (not spec.array or spec.by_id)

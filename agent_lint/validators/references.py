@@ -129,6 +129,14 @@ class Resolver:
             return ""
         return f'; did you mean "{suggestion}"?'
 
+    def known(self, namespace: str, scope: str, shown: int = 5) -> str:
+        """The ids of a namespace and scope for a message: the first few, then how many more."""
+        names = sorted(
+            self.ids.get((namespace, scope), set()) | self.named.get((namespace, scope), set())
+        )
+        text = ", ".join(clip(name) for name in names[:shown])
+        return f"{text} and {len(names) - shown} more" if len(names) > shown else text
+
     def suggest(self, namespace: str, scope: str, value: str) -> str | None:
         """A close existing id, built lazily per namespace and scope."""
         key = (namespace, scope)
@@ -257,13 +265,19 @@ def check_references(index: RepoIndex) -> Iterator[Diagnostic]:
                 pointer=ref.pointer,
             )
             continue
-        hint = resolver.hint(ref.namespace, ref.scope, ref.value)
-        finding = DANGLING_REFERENCE.at(
-            ref.path,
-            f"{ref.field} {quote(ref.value)} does not name an existing {title}"
-            f"{_where(index, ref.namespace, ref.scope)}{hint}",
-            pointer=ref.pointer,
-        )
+        files = index.namespaces[ref.namespace].files
+        if files:
+            said = (
+                f"{ref.field} {quote(ref.value)} names no {title} file; expected one of "
+                f"{resolver.known(ref.namespace, ref.scope)} ({files})"
+            )
+        else:
+            hint = resolver.hint(ref.namespace, ref.scope, ref.value)
+            said = (
+                f"{ref.field} {quote(ref.value)} does not name an existing {title}"
+                f"{_where(index, ref.namespace, ref.scope)}{hint}"
+            )
+        finding = DANGLING_REFERENCE.at(ref.path, said, pointer=ref.pointer)
         if index.config.partial and ref.scope == "":
             folder = posixpath.join(index.agent_prefix, index.namespaces[ref.namespace].folder)
             absent.add(folder, ref.value, finding)

@@ -201,7 +201,14 @@ def _message(issue: SchemaIssue) -> tuple[Rule, str] | None:
     if keyword == "const":
         return INVALID_VALUE, f"{name} must be {show(expected)}{when}, got {show(value)}"
     if keyword == "pattern":
-        return PATTERN_MISMATCH, f"{name} must match the pattern {expected}, got {show(value)}"
+        examples = issue.schema.get("examples")
+        like = ""
+        if isinstance(examples, list) and examples and isinstance(examples[0], str):
+            like = f" (for example {show(examples[0])})"
+        return (
+            PATTERN_MISMATCH,
+            f"{name} must match the pattern {expected}{like}, got {show(value)}",
+        )
     if keyword == "format":
         example = "2026-08-01T15:30:00Z" if expected == "date-time" else "2026-08-01"
         return (

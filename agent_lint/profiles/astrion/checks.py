@@ -13,7 +13,6 @@ from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation, facts_of
-from agent_lint.validators.indexes import UNRESOLVED_ENTRY
 
 AGENT_COUNT_MISMATCH = Rule(
     "AL801",
@@ -283,18 +282,3 @@ def check_state(index: RepoIndex) -> Iterator[Diagnostic]:
             f"last_conversation_id {quote(last)} names no folder under conversations/",
             pointer="/last_conversation_id",
         )
-
-
-def check_index_folders(index: RepoIndex) -> Iterator[Diagnostic]:
-    """Each ``conversations/index.json`` entry names a conversation folder (AL304)."""
-    facts = facts_of(index)
-    for entry in index.index_entries:
-        if entry.record_kind != "conversation" or entry.id is None:
-            continue
-        if entry.id not in facts.conversations:
-            yield UNRESOLVED_ENTRY.at(
-                entry.path,
-                f"entry {entry.id} names no folder under conversations/",
-                pointer=entry.pointer,
-                fixable=True,
-            )

@@ -32,20 +32,19 @@ def render(value: Any) -> bytes:
 _STATE_ORDER = ("version", "last_conversation_id", "agent_id_counter", "created_at", "updated_at")
 
 
-def derived_index(
-    facts: AstrionFacts, current: dict[str, Any], unreadable: set[str]
-) -> dict[str, Any]:
+def derived_index(facts: AstrionFacts, current: dict[str, Any]) -> dict[str, Any]:
     """``conversations/index.json`` as the conversation folders' metadata says it.
 
-    A folder whose ``metadata.json`` does not parse (``unreadable``) keeps its
-    ``current`` entry, if any.
+    A folder whose ``metadata.json`` cannot be read (it does not parse, or it
+    is absent while the folder holds other files) keeps its ``current``
+    entry, if any: nothing says the entry is wrong.
     """
     entries: dict[str, Any] = {}
     for name in sorted(facts.conversations):
         meta = facts.conversations[name].meta
         if meta is not None:
             entries[name] = {key: meta[key] for key in _ENTRY_FIELDS if key in meta}
-        elif name in unreadable and name in current:
+        elif name in current:
             entries[name] = current[name]
     return entries
 
@@ -93,22 +92,13 @@ def _write(index: RepoIndex, path: str, value: Any, current: Any) -> Edit | Bloc
     return None if before == after else Edit(index.root, path, before, after, (path,))
 
 
-def _unreadable(index: RepoIndex, facts: AstrionFacts) -> set[str]:
-    """The conversations whose ``metadata.json`` is present but does not parse."""
-    return {
-        name
-        for name, conversation in facts.conversations.items()
-        if f"{conversation.folder}/metadata.json" in index.unparsed_paths
-    }
-
-
 def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
     """``state.json`` and ``conversations/index.json`` to rewrite, or why they cannot be."""
     facts = facts_of(index)
     planned: list[Edit | Blocked | None] = []
     if facts.index is not None:
         current = facts.index.data
-        value = derived_index(facts, current, _unreadable(index, facts))
+        value = derived_index(facts, current)
         planned.append(_write(index, facts.index.path, value, current))
     if facts.state is not None:
         value = derived_state(facts, facts.state.data)

@@ -16,7 +16,7 @@ from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.profiles.astrion import checks
 from agent_lint.profiles.astrion.facts import AstrionCollector
 from agent_lint.profiles.astrion.fixes import plan_derived_files
-from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, indexes
+from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _C = r"conversations/(?P<conversation>[^/]+)"
@@ -47,6 +47,7 @@ KINDS: tuple[Kind, ...] = (
             "",
             "id",
             "conversation",
+            derived=True,
             title="title",
             created_at="created_at",
             updated_at="updated_at",
@@ -124,7 +125,7 @@ PROFILE = Profile(
     ),
     kinds=KINDS,
     namespaces={
-        "role": Namespace("role", "agents"),
+        "role": Namespace("role", "agents", files="agents/<role_id>.md"),
         "conversation": Namespace("conversation", "conversations"),
         "sub-agent": Namespace("sub-agent", "conversations"),
     },
@@ -136,7 +137,6 @@ PROFILE = Profile(
     ),
     repo_checks=(
         *SHARED_REPO_CHECKS,
-        Check(checks.check_index_folders, _codes(indexes.UNRESOLVED_ENTRY)),
         Check(
             checks.check_rosters,
             _codes(checks.AGENT_COUNT_MISMATCH, checks.AGENT_FOLDER_MISMATCH),

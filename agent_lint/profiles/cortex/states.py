@@ -199,18 +199,18 @@ def find_cycles(edges: dict[str, list[str]]) -> list[list[str]]:
 
 def _timestamps(data: Any, pointer: str = "") -> Iterator[tuple[str, str, str]]:
     if isinstance(data, dict):
-        created, updated = (
-            parse_timestamp(data.get("created_at")),
-            parse_timestamp(data.get("updated_at")),
-        )
-        if created and updated and updated < created:
-            yield pointer, data["created_at"], data["updated_at"]
+        if "updated_at" in data and "created_at" in data:
+            created = parse_timestamp(data["created_at"])
+            updated = parse_timestamp(data["updated_at"])
+            if created and updated and updated < created:
+                yield pointer, data["created_at"], data["updated_at"]
         for key, value in data.items():
-            if isinstance(value, (dict, list)):
+            if value and isinstance(value, (dict, list)):
                 yield from _timestamps(value, f"{pointer}/{escape_token(key)}")
     elif isinstance(data, list):
         for number, item in enumerate(data):
-            yield from _timestamps(item, f"{pointer}/{number}")
+            if item and isinstance(item, (dict, list)):
+                yield from _timestamps(item, f"{pointer}/{number}")
 
 
 def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
