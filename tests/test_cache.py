@@ -8,9 +8,9 @@ compare the whole output. Hostile tests forge, corrupt and redirect the cache.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
-import dataclasses
 import json
 import os
 import shutil
