@@ -230,7 +230,8 @@ def test_racy_edit_is_seen_though_the_stamp_is_the_same(
 
     monkeypatch.setattr(linter, "walk", one_stamp)
     now = time.time_ns()
-    fake.append((1, now, 1, now))  # modified as the run starts: racy, never kept
+    # Not older than the runs' start (the same coarse time stamp): racy, never kept.
+    fake.append((1, now + 10**12, 1, now + 10**12))
     cold, _ = primed(capsys, repo)
     _same_size_edit(decision)
     assert same_both_ways(capsys, repo) != cold[1]
