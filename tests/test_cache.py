@@ -351,7 +351,10 @@ def _corrupt_ways(raw: bytes) -> Iterator[tuple[str, bytes]]:
     yield "empty", b""
     yield "foreign", b'{"some": "other tool"}\n'
     yield "binary", bytes(range(256)) * 4
-    yield "other format", head.replace(b" 1 ", b" 2 ", 1) + b"\n" + body
+    this = agent_lint.cache.FORMAT
+    other = head.replace(b" %d " % this, b" %d " % (this + 1), 1)
+    assert other != head
+    yield "other format", other + b"\n" + body
     flipped = bytearray(body)
     flipped[len(flipped) // 2] ^= 0x01
     yield "one bit flipped", head + b"\n" + bytes(flipped)
@@ -592,9 +595,9 @@ def test_every_fixture_warm_equals_cold_and_is_kept_whole(
     refused: list[str] = []
     real = agent_lint.cache.RunCache.put
 
-    def put(self: Any, path: str, digest: str, spent: int, outcome: Any) -> None:
+    def put(self: Any, path: str, digest: str, spent: int, outcome: Any, *rest: Any) -> None:
         before = len(self._used)
-        real(self, path, digest, spent, outcome)
+        real(self, path, digest, spent, outcome, *rest)
         if len(self._used) == before:
             refused.append(path)
 
