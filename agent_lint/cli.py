@@ -9,20 +9,24 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_lint import __version__
 
+#: ``typing`` itself costs start-up time; type checkers read this name as
+#: :data:`typing.TYPE_CHECKING`.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any, TextIO
+
     from agent_lint.cache import Cache
     from agent_lint.diagnostics import Rule
     from agent_lint.fixer import Edit
     from agent_lint.linter import LintResult
 
-# The engine is imported by the commands that use it, so ``--version`` and ``--help``
-# start in the time of Python and argparse.
+# The engine is imported by the commands that use it, and so are pathlib, typing and
+# shutil: ``--version`` and ``--help`` start in the time of Python and argparse.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 #: The ``--output-format`` names: the keys of :data:`agent_lint.reporters.REPORTERS`.
@@ -53,16 +57,46 @@ def _codes(value: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _path(value: str) -> Path:
+    """A path argument (:mod:`pathlib` is imported once a command has paths to use)."""
+    from pathlib import Path
+
+    return Path(value)
+
+
+def _terminal_width() -> int:
+    """The width help text is wrapped to, as :func:`shutil.get_terminal_size` finds it.
+
+    ``COLUMNS``, else the terminal's width, else 80; computed here because
+    importing :mod:`shutil` (for argparse's default) costs more than the help.
+    """
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.HelpFormatter(prog, width=_terminal_width() - 2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = _Parser(
         prog="agent-lint",
         description="Validate a committed .agent/ directory of AI-agent state.",
+        formatter_class=_formatter,
     )
     parser.add_argument(
         "paths",
         nargs="*",
-        type=Path,
+        type=_path,
         metavar="PATH",
         help="repository, agent dir, or a path inside one (default: current directory)",
     )
@@ -71,13 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=OUTPUT_FORMATS,
         help="output format (default: text; github when GITHUB_ACTIONS=true)",
     )
-    parser.add_argument("--output-file", type=Path, help="write the report to this file")
+    parser.add_argument("--output-file", type=_path, help="write the report to this file")
     parser.add_argument(
-        "--sarif-file", type=Path, help="also write a SARIF 2.1.0 report to this file"
+        "--sarif-file", type=_path, help="also write a SARIF 2.1.0 report to this file"
     )
     parser.add_argument(
         "--summary-file",
-        type=Path,
+        type=_path,
         help="also append a Markdown job summary to this file (e.g. $GITHUB_STEP_SUMMARY)",
     )
     parser.add_argument(
@@ -103,13 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--baseline",
         metavar="FILE",
-        type=Path,
+        type=_path,
         help="report only findings not recorded in this baseline file",
     )
     parser.add_argument(
         "--write-baseline",
         metavar="FILE",
-        type=Path,
+        type=_path,
         help="record the current findings in this baseline file and exit 0",
     )
     parser.add_argument(
@@ -128,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list every file of the agent dir with the kind it is read as, or why not; exit",
     )
-    parser.add_argument("--config", type=Path, help="use this configuration file")
+    parser.add_argument("--config", type=_path, help="use this configuration file")
     parser.add_argument(
         "--profile",
         metavar="NAME",
@@ -172,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--print-checksum",
         metavar="FILE",
-        type=Path,
+        type=_path,
         help="print the checksum v1 a conversation handoff file should carry and exit",
     )
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
@@ -193,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cache-dir",
         metavar="DIR",
-        type=Path,
+        type=_path,
         help="keep the cache in DIR (default: .agent_lint_cache/ at the repository root; "
         "also: AGENT_LINT_CACHE_DIR)",
     )
@@ -260,7 +294,7 @@ def _on_github_actions() -> bool:
 def _workspace() -> Path | None:
     """The checkout on GitHub Actions: annotations and SARIF paths are relative to it."""
     workspace = os.environ.get("GITHUB_WORKSPACE")
-    return Path(workspace) if workspace and _on_github_actions() else None
+    return _path(workspace) if workspace and _on_github_actions() else None
 
 
 def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
@@ -331,7 +365,7 @@ def lint_paths(*args: Any, **options: Any) -> LintResult:
     return linter.lint_paths(*args, **options)
 
 
-def _lint(args: argparse.Namespace, cache: Cache | None = None) -> LintResult:
+def _lint(args: argparse.Namespace, cache: Cache | None = None, **replaying: Any) -> LintResult:
     return lint_paths(
         args.paths,
         args.config,
@@ -345,6 +379,7 @@ def _lint(args: argparse.Namespace, cache: Cache | None = None) -> LintResult:
         new_only=args.new_only,
         profile=args.profile,
         cache=cache,
+        **replaying,
     )
 
 
@@ -363,7 +398,11 @@ def _fix(
     if args.diff or not edits:
         return result, edits, []
     written, failed = fixer.apply(edits)
-    again = _lint(args, cache)
+    # The findings after the fix: what the writes can change is checked again (the
+    # written files, the repo-wide checks, the gate), the other files' outcomes kept.
+    done = set(written)
+    rewritten = {str(edit.root / edit.path) for edit in edits if edit.path in done}
+    again = _lint(args, cache, replay=result, rewritten=rewritten)
     again.fixed = written
     return again, edits, failed
 
@@ -453,7 +492,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = _format(args)
     known = baseline.load(args.baseline) if args.baseline is not None else None
     cache = _cache(args)
-    result = _lint(args, cache)
+    result = _lint(args, cache, record=args.fix and not args.diff and not args.show_files)
     edits: list[Edit] = []
     failed: list[str] = []
     if (args.fix or args.diff) and not args.show_files:

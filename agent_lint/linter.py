@@ -11,8 +11,8 @@ import gc
 import os
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent_lint import fixer, gitgate, gittree
@@ -22,6 +22,7 @@ from agent_lint.cache import Cache, RunCache, Span, content_digest
 from agent_lint.config import ConfigError, Limits, load_config
 from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
+    Entry,
     NoProfile,
     Target,
     find_target,
@@ -31,12 +32,12 @@ from agent_lint.discovery import (
     top_folders,
     walk,
 )
-from agent_lint.filestep import check_file
+from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
 from agent_lint.gitgate.snapshots import fold
 from agent_lint.gitplumbing import GitError
 from agent_lint.index import RepoIndex, present_facts
-from agent_lint.kinds import Format
+from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter
 from agent_lint.positions import (
     Locations,
@@ -65,6 +66,47 @@ GATE_PREFIX = "AL6"
 #: it again and again (7% of a run at 100,000 records), while its garbage cycles are short-
 #: lived and die young. Full collections stay, rarer; the peak memory is unchanged.
 RUN_GC_THRESHOLD = (50_000, 20, 1_000)
+
+
+@dataclass
+class Replay:
+    """What one run's pass over the files saw, so ``--fix`` checks again only what it wrote.
+
+    ``entries`` are the walk's entries in order (with their repository paths and
+    kinds), ``outcomes`` the outcome of
+    each file read and checked, by path, with its format in ``formats`` (and its
+    content hash in ``digests`` when the run has a cache);
+    ``known`` the merge-base's findings ``--new-only`` compared with. A run
+    given a replay walks nothing and reads only the ``rewritten`` files;
+    every other file's outcome is merged as the first pass merged it, in the
+    same order, and the repo-wide checks and the gate run on the result.
+    """
+
+    entries: list[tuple[Entry, str, Match | None]] = field(default_factory=list)
+    outcomes: dict[str, FileOutcome] = field(default_factory=dict)
+    formats: dict[str, Format] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
+    known: Counter[str] | None = None
+    rewritten: frozenset[str] = frozenset()
+
+    def again(self, target: Target, rewritten: set[str]) -> Replay | None:
+        """This replay for a run after ``rewritten`` (paths of the repository) were written;
+        None when the writes could change more than those files' own outcomes.
+
+        A written file must have been read and checked as JSON (whose YAML budget it
+        does not spend) and still fit the run's file-size limit: then the walk
+        would see the same entries and every other file would read the same.
+        """
+        limit = target.config.limits.max_file_bytes
+        for path in rewritten:
+            if path not in self.outcomes or self.formats.get(path) is not Format.JSON:
+                return None
+            try:
+                if os.lstat(os.path.join(target.root, *path.split("/"))).st_size > limit:
+                    return None
+            except OSError:
+                return None
+        return replace(self, rewritten=frozenset(rewritten))
 
 
 def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
@@ -104,6 +146,8 @@ def lint_target(
     fs: FileSystem = DISK,
     history: Origins | None = None,
     positions: bool = True,
+    replay: Replay | None = None,
+    record: Replay | None = None,
     cache: Cache | None = None,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
@@ -123,9 +167,10 @@ def lint_target(
     itself is linted); ``history`` tells where the paths of append-only
     records are checked (by default, git's history of the work tree). Without
     ``positions``, findings that carry only a JSON pointer are placed at 1:1
-    (files are not read again to place them). With ``cache``, a file whose
-    outcome is kept for its content is not checked again (see
-    :mod:`agent_lint.cache`); the output is the same.
+    (files are not read again to place them). ``record`` collects what the pass over
+    files saw; a ``replay`` of it stands in for that pass (see :class:`Replay`).
+    With ``cache``, a file whose outcome is kept for its content is not checked
+    again (see :mod:`agent_lint.cache`); the output is the same.
     """
     base = base or target.config.base
     if staged and not base:
@@ -149,6 +194,8 @@ def lint_target(
             fs,
             history or own,
             positions,
+            replay,
+            record,
             cache,
         )
     finally:
@@ -168,6 +215,8 @@ def _lint_target(
     fs: FileSystem,
     history: Origins | None,
     positions: bool,
+    replay: Replay | None = None,
+    record: Replay | None = None,
     cache: Cache | None = None,
 ) -> LintResult:
     config = target.config
@@ -195,12 +244,13 @@ def _lint_target(
     holds_state = False
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
-    for entry in walk(target, fs, profile.walk_folders):
-        path = relative(entry.path, str(target.root))
+    for step in _steps(target, fs, profile, replay):
+        if record is not None:
+            record.entries.append(step)
+        entry, path, match = step
         index.file_names[posixpath.basename(path)].append(path)
         if entry.problem is None and not entry.unread:
             index.walked.add(path)
-        match = profile.classify(entry.relpath)
         if entry.problem is None and entry.unread:
             result.files.append((path, "not read: behind a linked folder"))
             if match is not None:
@@ -228,14 +278,16 @@ def _lint_target(
             )
             result.files.append((path, support or _not_read(profile, entry.relpath)))
             continue
-        checked = None
-        if stored is not None:
+        checked = _replayed(replay, path)
+        if checked is not None and replay is not None and path in replay.digests:
+            digests[path] = replay.digests[path]
+        if checked is None and stored is not None:
             # A file whose stamp is the one kept with its entry is not read again.
-            known = stored.unchanged(path, entry.stamp)
-            if known is not None:
-                checked = stored.get(path, known, yaml_spent, entry.stamp)
+            kept = stored.unchanged(path, entry.stamp)
+            if kept is not None:
+                checked = stored.get(path, kept, yaml_spent, entry.stamp)
                 if checked is not None:
-                    digests[path] = known
+                    digests[path] = kept
         if checked is None:
             raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
             if raw is None:
@@ -263,6 +315,11 @@ def _lint_target(
                 )
                 if stored is not None:
                     stored.put(path, digests[path], yaml_spent, checked, entry.stamp)
+        if record is not None:
+            record.outcomes[path] = checked
+            record.formats[path] = fmt
+            if path in digests:
+                record.digests[path] = digests[path]
         yaml_spent = checked.yaml_spent
         formats[path] = (fmt, entry.path, checked.parsed)
         result.files_checked += 1
@@ -329,8 +386,31 @@ def _lint_target(
     )
     result.indexes.append(index)
     if new_only:
-        _leave_out_pre_existing(result, target, only, located, cache)
+        known = _leave_out_pre_existing(
+            result, target, only, located, cache, replay.known if replay is not None else None
+        )
+        if record is not None:
+            record.known = known
     return result
+
+
+def _steps(
+    target: Target, fs: FileSystem, profile: Profile, replay: Replay | None
+) -> Iterator[tuple[Entry, str, Match | None]]:
+    """The walk's entries with their repository paths and kinds (a replay's, as recorded)."""
+    if replay is not None:
+        yield from replay.entries
+        return
+    root = str(target.root)
+    for entry in walk(target, fs, profile.walk_folders):
+        yield entry, relative(entry.path, root), profile.classify(entry.relpath)
+
+
+def _replayed(replay: Replay | None, path: str) -> FileOutcome | None:
+    """The first pass's outcome of a file the replay does not read again."""
+    if replay is None or path in replay.rewritten:
+        return None
+    return replay.outcomes.get(path)
 
 
 def _leave_out_pre_existing(
@@ -339,19 +419,36 @@ def _leave_out_pre_existing(
     only: Sequence[Path],
     located: gitgate.Located | None,
     cache: Cache | None = None,
-) -> None:
+    known: Counter[str] | None = None,
+) -> Counter[str] | None:
     """``--new-only``: drop the findings the merge-base already has, and count them.
 
     The merge-base's tree is linted from git objects with the same
     configuration and compared by fingerprint (see :mod:`agent_lint.baseline`),
     each finding of the merge-base hiding one identical finding of the change.
     The gate's findings (AL6xx) are about the change itself and always stay.
+    ``known`` are those fingerprints when an earlier pass of the run has them;
+    they are returned.
     """
     if located is None:
         result.notices.append(
             "--new-only found no merge-base to compare with: every finding is reported"
         )
-        return
+        return None
+    if known is None:
+        known = _merge_base_findings(target, only, located, cache)
+    gate = [d for d in result.diagnostics if d.code.startswith(GATE_PREFIX)]
+    kept = apply_baseline((d for d in result.diagnostics if d not in gate), known)
+    result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)
+    result.pre_existing = kept.known
+    result.merge_base = f"{located.merge_base[:12]} of {located.base_name}"
+    return known
+
+
+def _merge_base_findings(
+    target: Target, only: Sequence[Path], located: gitgate.Located, cache: Cache | None = None
+) -> Counter[str]:
+    """The fingerprints of the findings of the merge-base's tree, linted from git objects."""
     session = gittree.GitSession(located.repo, target)
     known: Counter[str] = Counter()
     try:
@@ -366,11 +463,7 @@ def _leave_out_pre_existing(
         raise ConfigError(f"--new-only cannot read the merge-base: {exc}") from exc
     finally:
         session.close()
-    gate = [d for d in result.diagnostics if d.code.startswith(GATE_PREFIX)]
-    kept = apply_baseline((d for d in result.diagnostics if d not in gate), known)
-    result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)
-    result.pre_existing = kept.known
-    result.merge_base = f"{located.merge_base[:12]} of {located.base_name}"
+    return known
 
 
 def fix_allowed(edit: fixer.Edit, roots: Sequence[Path]) -> bool:
@@ -502,6 +595,23 @@ def _locations(
         return Locations()
 
 
+def _written_in(paths: Collection[str], targets: Sequence[Target]) -> dict[Path, set[str]] | None:
+    """The written ``paths`` of each target's repository, as paths of that repository;
+    None when one of them lies in none of the targets."""
+    found: dict[Path, set[str]] = {target.root: set() for target in targets}
+    for path in paths:
+        full = os.path.realpath(path)
+        holders = []
+        for target in targets:
+            root = os.path.realpath(target.root)
+            if full.startswith(root.rstrip(os.sep) + os.sep):
+                holders.append(target.root)
+                found[target.root].add(os.path.relpath(full, root).replace(os.sep, "/"))
+        if not holders:
+            return None
+    return found
+
+
 def lint_paths(
     paths: Sequence[Path],
     explicit_config: Path | None = None,
@@ -515,6 +625,9 @@ def lint_paths(
     partial: bool = False,
     new_only: bool = False,
     profile: str | None = None,
+    record: bool = False,
+    replay: LintResult | None = None,
+    rewritten: Collection[str] = (),
     cache: Cache | None = None,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
@@ -525,6 +638,13 @@ def lint_paths(
     ``profile`` (``--profile``) names the profile; by default it is detected.
     A path where no profile's markers match is a notice, not an error.
     ``cache`` keeps per-file outcomes between runs (the caller saves it).
+
+    With ``record``, the result keeps what each repository's pass over files
+    saw (:attr:`LintResult.replays`). Given such a result as ``replay`` and
+    the files written since (``rewritten``: their paths), a repository whose
+    writes allow it is checked from that record, reading only the written
+    files (see :class:`Replay`); a written file no repository of the run
+    holds makes every repository be checked afresh.
     """
     groups: dict[Path, tuple[Target, list[Path]]] = {}
     nothing: list[NoProfile] = []
@@ -554,9 +674,12 @@ def lint_paths(
         whole = resolved in (target.root.resolve(), target.agent_dir.resolve())
         entry[1].append(target.root.resolve() if whole else resolved)
     merged: LintResult | None = None
-    for target, limits in groups.values():
+    written = _written_in(rewritten, [target for target, _ in groups.values()])
+    for key, (target, limits) in groups.items():
         whole = target.root.resolve() in limits
         request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
+        prior = replay.replays.get(key) if replay is not None and written is not None else None
+        kept = Replay() if record else None
         result = lint_target(
             target,
             () if whole else limits,
@@ -565,8 +688,12 @@ def lint_paths(
             staged,
             request,
             new_only=new_only,
+            replay=prior.again(target, written[target.root]) if prior and written else None,
+            record=kept,
             cache=cache,
         )
+        if kept is not None:
+            result.replays[key] = kept
         if merged is None:
             merged = result
             continue
@@ -576,6 +703,7 @@ def lint_paths(
             merged.merge_base = result.merge_base if same else "of each repository"
             merged.pre_existing += result.pre_existing
         merged.indexes.extend(result.indexes)
+        merged.replays.update(result.replays)
         merged.limits.extend(result.limits)
         offset = Path(os.path.relpath(result.root, merged.root)).as_posix()
         merged.notices.extend(f"{offset}: {notice}" for notice in result.notices)

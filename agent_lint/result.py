@@ -14,6 +14,7 @@ from agent_lint.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from agent_lint.index import RepoIndex
+    from agent_lint.linter import Replay
 
 
 @dataclass
@@ -34,6 +35,8 @@ class LintResult:
     changed: set[str] | None = None
     notices: list[str] = field(default_factory=list)
     indexes: list[RepoIndex] = field(default_factory=list, repr=False)
+    #: What each repository's pass over files saw, by agent dir (kept for ``--fix``).
+    replays: dict[Path, Replay] = field(default_factory=dict, repr=False)
     files: list[tuple[str, str]] = field(default_factory=list, repr=False)
     limits: list[Path] = field(default_factory=list)
     baselined: int = 0

@@ -35,9 +35,10 @@ def test_every_astrion_rule_has_a_golden_finding():
     from agent_lint.profiles.astrion.checks import RULES
 
     goldens = "".join((ASTRION / name / "expected.txt").read_text("utf-8") for name in BROKEN)
-    for code in ("AL801", "AL802", "AL803", "AL804", "AL805", "AL806", "AL807", "AL808"):
+    codes = {f"AL80{n}" for n in range(1, 10)}
+    for code in sorted(codes):
         assert f" {code} " in goldens, code
-    assert {rule.code for rule in RULES} == {f"AL80{n}" for n in range(1, 9)}
+    assert {rule.code for rule in RULES} == codes
 
 
 def _store(tmp_path: Path) -> Path:
@@ -226,10 +227,37 @@ def test_an_integer_id_is_written_without_quotes(tmp_path, capsys):
 
 
 def test_fix_keeps_the_index_entry_of_a_folder_without_metadata(tmp_path, capsys):
-    """Nothing says the entry is wrong: --fix neither drops it nor reports it."""
+    """The missing metadata.json is the one finding; --fix neither drops the entry nor fixes it."""
     store = _store(tmp_path)
     (store / "conversations" / "conv_20260713_140500_003" / "metadata.json").unlink()
     before = tree_bytes(store)
-    assert _findings(capsys, store.parent) == []
-    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 0
+    found = _findings(capsys, store.parent)
+    assert [(d["code"], d["fixable"]) for d in found] == [("AL809", False)]
+    assert main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"]) == 1
     assert tree_bytes(store) == before
+
+
+def test_every_folder_without_metadata_is_one_finding_at_its_first_file(tmp_path, capsys):
+    store = _store(tmp_path)
+    conversation = store / "conversations" / "conv_20260711_210000_001"
+    (conversation / "metadata.json").unlink()
+    (conversation / "messages.json").unlink()
+    (conversation / "agents" / "2" / "metadata.json").unlink()
+    found = [(d["path"], d["code"], d["message"]) for d in _findings(capsys, store.parent)]
+    folder = ".astrion/conversations/conv_20260711_210000_001"
+    assert found == [
+        (
+            f"{folder}/agents/1/messages.json",
+            "AL809",
+            "the conversation folder conv_20260711_210000_001/ holds agents/1/messages.json, "
+            "agents/1/metadata.json, agents/2/messages.json, agents/3/messages.json, "
+            "agents/3/metadata.json but no metadata.json (expected "
+            'conv_20260711_210000_001/metadata.json with id "conv_20260711_210000_001")',
+        ),
+        (
+            f"{folder}/agents/2/messages.json",
+            "AL809",
+            "the sub-agent folder agents/2/ holds messages.json but no metadata.json "
+            "(expected agents/2/metadata.json with agent_id 2)",
+        ),
+    ]

@@ -60,6 +60,24 @@ def test_version_and_help_load_nothing_of_the_engine(option: str) -> None:
     ours = {m for m in modules if m.startswith("agent_lint")}
     assert ours == {"agent_lint", "agent_lint.cli"}
     assert not {m.split(".")[0] for m in modules} & {*DETAILED, "ruamel", "jsonschema_rs"}
+    # Modules a bare interpreter does not load and parsing the command line does not need.
+    assert not modules & {"pathlib", "typing", "shutil", "subprocess"}
+
+
+def test_help_wraps_as_argparse_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The width is found without shutil, exactly as argparse's default finds it."""
+    import argparse
+
+    from agent_lint import cli
+
+    for columns in ("60", "120", "not a number"):
+        monkeypatch.setenv("COLUMNS", columns)
+        ours = cli.build_parser().format_help()
+        with monkeypatch.context() as patch:
+            patch.setattr(cli, "_formatter", argparse.HelpFormatter)
+            theirs = cli.build_parser().format_help()
+        assert ours == theirs
+    assert max(len(line) for line in ours.splitlines()) <= 80
 
 
 def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -509,14 +509,26 @@ class _MergedIn:
 
     def __call__(self, path: str) -> str:
         if path not in self.cache:
-            self.cache[path] = self._lookup(path)
+            try:
+                found = self.repo.added_in(self.merge_base, path)
+            except GitError:
+                found = None
+            self.cache[path] = self._named(found)
         return self.cache[path]
 
-    def _lookup(self, path: str) -> str:
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Name the commits that added several files with one ``git log``."""
+        wanted = {path for path in paths if path not in self.cache}
+        if len(wanted) < 2:
+            return  # one file: ``git log -1`` for it stops at the first match
         try:
-            found = self.repo.added_in(self.merge_base, path)
+            found = self.repo.added_in_each(self.merge_base, wanted)
         except GitError:
-            found = None
+            return  # each is asked on its own
+        for path in wanted:
+            self.cache[path] = self._named(found.get(path))
+
+    def _named(self, found: tuple[str, str, str] | None) -> str:
         if found is None:
             return f"the merge-base of {self.base_name}"
         full, short, subject = found

@@ -12,13 +12,14 @@ import json
 import posixpath
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, ancestors, fold, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
-from agent_lint.kinds import Format, History, Kind
+from agent_lint.kinds import Format, History, Kind, Match
 from agent_lint.positions import Span, locate_json_pointers
 from agent_lint.problems import GateIssue, GateProblem
 from agent_lint.profile import Profile
@@ -33,6 +34,16 @@ def describe(mode: str) -> str:
     if mode in REGULAR_MODES:
         return "a regular file"
     return "a special file"
+
+
+class Provenance(Protocol):
+    """Names the base commit that added a file (``a1b2c3d ("subject")``)."""
+
+    def __call__(self, path: str) -> str:
+        """The commit that added ``path``, as messages name it."""
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """A hint: ``paths`` will be named soon (one git process for them all)."""
 
 
 @dataclass
@@ -54,12 +65,19 @@ class Comparison:
     change: Snapshot
     profile: Profile
     display: Callable[[str], str]
-    merged_in: Callable[[str], str]
+    merged_in: Provenance
     notices: list[str] = field(default_factory=list)
+    _kinds: dict[str, Match | None] = field(default_factory=dict, repr=False)
 
     def relative(self, path: str) -> str:
         """A repository path relative to the base's agent dir."""
         return path[len(self.prefix) + 1 :] if self.prefix else path
+
+    def classify(self, path: str) -> Match | None:
+        """The profile's kind of the file at repository path ``path`` (asked once per path)."""
+        if path not in self._kinds:
+            self._kinds[path] = self.profile.classify(self.relative(path))
+        return self._kinds[path]
 
 
 def protected_files(comparison: Comparison) -> dict[str, Kind]:
@@ -68,7 +86,7 @@ def protected_files(comparison: Comparison) -> dict[str, Kind]:
     for path, mode in comparison.base.modes.items():
         if mode not in REGULAR_MODES:
             continue
-        match = comparison.profile.classify(comparison.relative(path))
+        match = comparison.classify(path)
         if match is not None and match.kind.history is not History.FREE:
             found[path] = match.kind
     return found
@@ -115,7 +133,13 @@ def check(comparison: Comparison) -> tuple[list[GateProblem], set[str]]:
             sha = c.change.sha(path)
             if sha is not None and sha in wanted:
                 by_sha[sha].append(path)
-    c.base.prefetch(p for p in kept if kept[p].history is History.WRITE_ONCE)
+    # What the findings below read, with one git process each: the commits that added the
+    # files the change touched, and both sides' contents of the files it modified.
+    touched = [p for p in kept if c.change.modes.get(p) not in REGULAR_MODES]
+    modified = [p for p in kept if p not in touched and c.change.sha(p) != c.base.sha(p)]
+    c.merged_in.prefetch([*touched, *modified])
+    c.base.prefetch([*modified, *(p for p in kept if kept[p].history is History.WRITE_ONCE)])
+    c.change.prefetch(modified)
     renamed_to: set[str] = set()
     for path in sorted(kept):
         problem = _protected(c, kept[path], path, by_sha)
@@ -285,12 +309,17 @@ def _twins(c: Comparison, protected: dict[str, Kind]) -> Iterator[GateProblem]:
     for path in protected:
         for name in [*ancestors(path), path]:
             merged[fold(name)].add(name)
+    exact = {name for names in merged.values() for name in names}
     candidates = set(c.change.modes) | set(c.change.twins(c.prefix))
     reported: set[str] = set()
     for path in sorted(candidates):
+        if path in exact:
+            continue  # a merged file itself, and so every folder on the way to it
         parts = path.split("/")
         for depth in range(1, len(parts) + 1):
             name = "/".join(parts[:depth])
+            if name in exact:
+                continue  # folding ``name`` finds it among its own originals
             originals = merged.get(fold(name))
             if not originals:
                 break
@@ -355,7 +384,7 @@ def sort_key(kind: Kind, path: str) -> tuple[int, str] | None:
 
 def _ordered_record(c: Comparison, path: str) -> tuple[Kind, tuple[int, str]] | None:
     """The kind and sort key of an append-only JSON handoff record (notes are not ordered)."""
-    match = c.profile.classify(c.relative(path))
+    match = c.classify(path)
     if match is None or match.kind.history is not History.APPEND_ONLY:
         return None
     if match.kind.format is not Format.JSON:

@@ -211,8 +211,14 @@ class WorkTreeSnapshot(Snapshot):
         except OSError:
             self._index_mtime = 0
         self._stats: dict[str, os.stat_result] = {}
+        self._cleaned: dict[str, IndexEntry | None] = {}
         #: Folders holding tracked files: a ``.git`` in one does not make it another repository.
-        self._tracked = {folder for path in self.index for folder in ancestors(path)}
+        self._tracked: set[str] = set()
+        for path in self.index:
+            folder = path.rpartition("/")[0]
+            while folder and folder not in self._tracked:
+                self._tracked.add(folder)
+                folder = folder.rpartition("/")[0]
         for prefix in self.prefixes:
             self._walk(prefix, self._modes)
         for path, entry in self.index.items():
@@ -224,10 +230,6 @@ class WorkTreeSnapshot(Snapshot):
         self._converted: dict[str, bytes | None] = {}
         self._attributes: dict[str, dict[str, str]] | None = None
         self._autocrlf: str | None = None
-
-    def _repo_path(self, full: str) -> str:
-        path = os.path.relpath(full, self.repo.top).replace(os.sep, "/")
-        return "" if path == "." else path
 
     def _cannot_read(self, path: str, error: OSError) -> None:
         reason = error.strerror or type(error).__name__
@@ -246,38 +248,39 @@ class WorkTreeSnapshot(Snapshot):
                 modes[prefix] = mode
             return
 
-        def failed(error: OSError) -> None:
-            self._cannot_read(self._repo_path(error.filename or str(start)), error)
-
-        for current, dirs, names in os.walk(start, onerror=failed, followlinks=False):
-            base = self._repo_path(current)
-            kept = []
-            for name in sorted(dirs):
-                path = f"{base}/{name}" if base else name
-                if name == ".git":
+        pending = [(str(start), prefix)]
+        while pending:
+            folder, base = pending.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
+            except OSError as error:
+                self._cannot_read(base, error)
+                continue
+            for entry in entries:
+                path = f"{base}/{entry.name}" if base else entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if entry.name == ".git":
+                        continue
+                    nested = os.path.lexists(os.path.join(entry.path, ".git"))
+                    if nested and path not in self._tracked:
+                        modes[path] = MODE_GITLINK
+                    else:
+                        pending.append((entry.path, path))
                     continue
                 try:
-                    found = self._disk_mode(Path(current, name), path, nested=True)
-                except OSError as error:
-                    self._cannot_read(path, error)
-                    continue
-                if found is None:
-                    continue
-                if found == "dir":
-                    kept.append(name)
-                else:
-                    modes[path] = found
-            dirs[:] = kept
-            for name in names:
-                path = f"{base}/{name}" if base else name
-                full = os.path.join(current, name)
-                try:
-                    info = os.lstat(full)
+                    info = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:
                     continue
                 except OSError as error:
                     self._cannot_read(path, error)
                     continue
+                if entry.name == ".git" and stat.S_ISLNK(info.st_mode) and _is_dir(entry.path):
+                    continue  # a link to another repository's git dir, as git skips it
                 modes[path] = _file_mode(info)
                 if stat.S_ISREG(info.st_mode):
                     self._stats[path] = info
@@ -328,6 +331,11 @@ class WorkTreeSnapshot(Snapshot):
 
     def _clean(self, path: str) -> IndexEntry | None:
         """The index entry when the file is untouched since git recorded it."""
+        if path not in self._cleaned:
+            self._cleaned[path] = self._untouched_entry(path)
+        return self._cleaned[path]
+
+    def _untouched_entry(self, path: str) -> IndexEntry | None:
         entry, info = self.index.get(path), self._stats.get(path)
         if entry is None or entry.mode not in (MODE_FILE, MODE_EXECUTABLE):
             return None
@@ -390,6 +398,11 @@ class WorkTreeSnapshot(Snapshot):
             self.sha(path)
         return self._converted.get(path)
 
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read the blobs of several untouched files with one git process (a touched
+        file's bytes are read from the work tree)."""
+        super().prefetch(path for path in paths if self._clean(path) is not None)
+
     def _staged(self, path: str) -> bytes | None:
         entry = self.index.get(path)
         return self.repo.read_blobs([entry.sha]).get(entry.sha) if entry is not None else None
@@ -427,18 +440,15 @@ def untouched(entry: IndexEntry, info: os.stat_result) -> bool:
     file is hashed: correctness over speed.
     """
     executable = MODE_EXECUTABLE if info.st_mode & 0o111 else MODE_FILE
-    recorded = (
-        (entry.ctime_ns, info.st_ctime_ns),
-        (entry.ino, info.st_ino),
-        (entry.dev, info.st_dev),
-        (entry.uid, info.st_uid),
-        (entry.gid, info.st_gid),
-    )
     return (
         entry.size == info.st_size
         and entry.mtime_ns == info.st_mtime_ns
         and entry.mode == executable
-        and all(mine == theirs for mine, theirs in recorded if mine)
+        and (not entry.ctime_ns or entry.ctime_ns == info.st_ctime_ns)
+        and (not entry.ino or entry.ino == info.st_ino)
+        and (not entry.dev or entry.dev == info.st_dev)
+        and (not entry.uid or entry.uid == info.st_uid)
+        and (not entry.gid or entry.gid == info.st_gid)
     )
 
 
@@ -448,6 +458,14 @@ def _file_mode(info: os.stat_result) -> str:
     if stat.S_ISREG(info.st_mode):
         return MODE_EXECUTABLE if info.st_mode & 0o111 else MODE_FILE
     return MODE_SPECIAL
+
+
+def _is_dir(path: str) -> bool:
+    """Whether ``path`` leads to a folder (links followed; errors: no)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _disk_mode(path: Path, nested: bool, strict: bool = False) -> str | None:

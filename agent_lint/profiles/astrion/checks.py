@@ -1,4 +1,4 @@
-"""AL801-AL808: the Astrion store's own rules, beyond schemas, ids and the index.
+"""AL801-AL809: the Astrion store's own rules, beyond schemas, ids and the index.
 
 A conversation's roster (``agent_count``, ``agent_ids``, the sub-agent
 folders), agreement between a sub-agent's two files, message ids within a
@@ -97,6 +97,16 @@ MISSING_LAST_CONVERSATION = Rule(
     '"last_conversation_id": "conv_20260713_140500_003"',
     fix=Fix.SAFE,
 )
+MISSING_METADATA = Rule(
+    "AL809",
+    "missing-metadata",
+    "A conversation or sub-agent folder has files but no `metadata.json`",
+    "Reports a folder under `conversations/` (or a sub-agent folder `agents/<n>/` in one) "
+    "that holds files such as `messages.json` but no `metadata.json`. Without it the "
+    "conversation or agent has no id, status or roster, and the runtime cannot reopen it.",
+    "conversations/conv_20260713_140500_003/messages.json alone",
+    "conversations/conv_20260713_140500_003/metadata.json beside its messages.json",
+)
 RULES = (
     AGENT_COUNT_MISMATCH,
     AGENT_FOLDER_MISMATCH,
@@ -106,6 +116,7 @@ RULES = (
     UNKNOWN_TOOL_CALL,
     COUNTER_BEHIND,
     MISSING_LAST_CONVERSATION,
+    MISSING_METADATA,
 )
 
 
@@ -175,6 +186,36 @@ def check_rosters(index: RepoIndex) -> Iterator[Diagnostic]:
                     f"folder agents/{agent}/",
                     pointer=f"/agent_ids/{position}",
                 )
+
+
+def check_metadata_files(index: RepoIndex) -> Iterator[Diagnostic]:
+    """Every conversation and sub-agent folder with files has its ``metadata.json`` (AL809)."""
+    facts = facts_of(index)
+    for name in sorted(facts.conversations):
+        conversation = facts.conversations[name]
+        folders = [(conversation.folder, f"the conversation folder {name}", f'id "{name}"', False)]
+        for agent in sorted(conversation.agent_folders, key=_number):
+            label = f"the sub-agent folder agents/{agent}"
+            folders.append((conversation.agent_folders[agent], label, f"agent_id {agent}", True))
+        for folder, label, identity, direct in folders:
+            expected = f"{folder}/metadata.json"
+            if expected in conversation.present:
+                continue
+            inside = sorted(
+                path
+                for path in conversation.present
+                if (path.rpartition("/")[0] == folder if direct else path.startswith(folder + "/"))
+            )
+            if not inside:
+                continue
+            names = [path[len(folder) + 1 :] for path in inside]
+            yield MISSING_METADATA.at(
+                inside[0],
+                f"{label}/ holds {_listed(names, 'no files')} but no metadata.json "
+                f"(expected {label.rpartition(' ')[2]}/metadata.json with {identity})",
+                line=1,
+                column=1,
+            )
 
 
 def _number(name: str) -> tuple[int, str]:

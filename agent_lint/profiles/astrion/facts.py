@@ -91,6 +91,7 @@ class Conversation:
     agent_folders: dict[str, str] = field(default_factory=dict)
     agents: dict[str, dict[str, AgentRecord]] = field(default_factory=dict)
     leader: LeaderMessages | None = None
+    present: set[str] = field(default_factory=set)
 
     def agent_ids(self) -> list[int] | None:
         """``agent_ids`` of the metadata when it is a list of integers, else None."""
@@ -191,6 +192,7 @@ class AstrionCollector:
         if isinstance(fact, AgentFolder):
             conversation = store.conversation(fact.conversation, fact.folder)
             store.conversations_folder = fact.folder.rsplit("/", 1)[0]
+            conversation.present.add(fact.path)
             if fact.agent is not None:
                 conversation.agent_folders[fact.agent] = f"{fact.folder}/agents/{fact.agent}"
         elif isinstance(fact, StateRecord):

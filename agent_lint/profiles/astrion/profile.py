@@ -142,6 +142,7 @@ PROFILE = Profile(
             _codes(checks.AGENT_COUNT_MISMATCH, checks.AGENT_FOLDER_MISMATCH),
         ),
         Check(checks.check_sub_agent_files, _codes(checks.SUB_AGENT_FILES_DISAGREE)),
+        Check(checks.check_metadata_files, _codes(checks.MISSING_METADATA)),
         Check(
             checks.check_agent_references,
             _codes(checks.UNKNOWN_AGENT, checks.UNKNOWN_TOOL_CALL),

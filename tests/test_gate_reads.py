@@ -1,0 +1,129 @@
+"""What the append-only gate reads: git processes that do not grow with the change, and
+batched reads that say exactly what one read per file says."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitrepo import git
+
+from agent_lint import gitplumbing
+from agent_lint.cli import main
+from agent_lint.gitgate import _MergedIn
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.generate import generate  # noqa: E402
+
+
+def _revise(root: Path, relpath: str) -> None:
+    """Rewrite a merged handoff as an agent revising it would."""
+    path = root / relpath
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["next_action"] = f"{record.get('next_action', 'Continue')} (revised)"
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A generated repository committed in two commits (its handoffs added by either)."""
+    repo = generate(tmp_path_factory.mktemp("gate") / "repo", 150)
+    git(repo.root, "init", "-q", "-b", "main")
+    first = repo.handoffs[::2]
+    git(repo.root, "add", "--", *first)
+    git(repo.root, "commit", "-q", "-m", "the first handoffs")
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "-m", "the rest of the agent state")
+    return repo.root, repo.handoffs
+
+
+def _gate(root: Path, capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, str]]:
+    main([str(root), "--select", "AL6", "--output-format", "json", "--base", "main"])
+    report = json.loads(capsys.readouterr().out)
+    return [(d["code"], d["path"], d["message"]) for d in report["diagnostics"]]
+
+
+def _processes(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Record every process agent-lint starts from now on."""
+    started: list[list[str]] = []
+    real = subprocess.Popen
+
+    def counted(args: list[str], *rest: object, **options: object) -> object:
+        started.append(list(args))
+        return real(args, *rest, **options)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "Popen", counted)
+    return started
+
+
+@pytest.mark.parametrize("committed", [False, True], ids=["work-tree", "committed"])
+def test_git_processes_do_not_grow_with_modified_handoffs(
+    merged: tuple[Path, list[str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    committed: bool,
+) -> None:
+    root, handoffs = merged
+    counts = []
+    for modified in (2, 12):
+        git(root, "checkout", "-q", "-B", "change", "main")
+        for relpath in handoffs[:modified]:
+            _revise(root, relpath)
+        if committed:
+            git(root, "commit", "-q", "-a", "-m", "agents revise handoffs")
+        with monkeypatch.context() as patch:
+            started = _processes(patch)
+            found = _gate(root, capsys)
+        git(root, "checkout", "-q", "-f", "main")
+        assert [code for code, _, _ in found] == ["AL601"] * modified
+        counts.append(len(started))
+    assert counts[0] == counts[1]
+
+
+def test_batched_reads_say_what_one_read_per_file_says(
+    merged: tuple[Path, list[str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root, handoffs = merged
+    git(root, "checkout", "-q", "-B", "change", "main")
+    try:
+        for relpath in handoffs[:6]:
+            _revise(root, relpath)
+        (root / handoffs[6]).unlink()
+        batched = _gate(root, capsys)
+        with monkeypatch.context() as patch:
+            patch.setattr(_MergedIn, "prefetch", lambda self, paths: None)
+            one_by_one = _gate(root, capsys)
+    finally:
+        git(root, "checkout", "-q", "-f", "main")
+    assert batched == one_by_one
+    assert sorted(code for code, _, _ in batched) == ["AL601"] * 6 + ["AL602"]
+    named = {message.split(" merged in ")[1].split(" and is ")[0] for _, _, message in batched}
+    assert len(named) == 2  # added by either commit, each named with its subject
+    assert any('("the first handoffs")' in name for name in named)
+
+
+def test_index_records_read_fast_say_what_the_field_reader_says(
+    merged: tuple[Path, list[str]],
+) -> None:
+    root, handoffs = merged
+    repo = gitplumbing.Repository.discover(root)
+    assert repo is not None
+    git(root, "update-index", "--skip-worktree", handoffs[0])
+    try:
+        out = repo.run("ls-files", "-s", "-z", "--debug")
+    finally:
+        git(root, "update-index", "--no-skip-worktree", handoffs[0])
+    fast = gitplumbing._index_records(out)
+    assert fast == gitplumbing._index_records_by_field(out)
+    assert len(fast) == out.count(b"\0") and fast[handoffs[0]].skip_worktree
+    # Output laid out otherwise (another git's spacing) is read field by field.
+    spaced = out.replace(b"  ctime: ", b"   ctime: ")
+    assert gitplumbing._index_records(spaced) == fast
