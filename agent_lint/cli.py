@@ -335,27 +335,18 @@ def _write(text: str, target: Path | None) -> None:
 
 
 def print_checksum(path: Path) -> str:
-    """The checksum line for a conversation handoff file (``--print-checksum``)."""
-    import json
+    """The checksum line a record file should carry (``--print-checksum``).
 
-    from agent_lint import checksum
+    The first built-in profile that defines a record checksum computes it
+    (Cortex: checksum v1 of a conversation handoff).
+    """
     from agent_lint.config import ConfigError
+    from agent_lint.profiles import builtin
 
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"{path}: cannot read a JSON handoff: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a handoff is a JSON object")
-    if not all(isinstance(data.get(key), str) for key in ("handoff_id", "conversation_id")):
-        raise ConfigError(
-            f"{path}: not a conversation handoff (no handoff_id and conversation_id); "
-            "checksum v1 is defined for conversations/<C>/handoffs/H-NNN.json"
-        )
-    try:
-        return checksum.compute(data) + "\n"
-    except checksum.ChecksumError as exc:
-        raise ConfigError(f"{path}: checksum v1 cannot be computed: {exc}") from exc
+    for profile in builtin():
+        if profile.checksum_line is not None:
+            return profile.checksum_line(path)
+    raise ConfigError("no profile defines a record checksum")
 
 
 def lint_paths(*args: Any, **options: Any) -> LintResult:

@@ -219,8 +219,8 @@ def _names(profile: Profile, match: Match) -> Iterator[tuple[str, str, str]]:
         return
     scope = groups.get(kind.scope, "") if kind.scope else ""
     yield (kind.namespace, scope, name)
-    if kind.name_rule is NameRule.TIMED and not name.startswith("H-"):
-        yield (kind.namespace, scope, f"H-{name}")
+    if kind.name_rule is NameRule.TIMED and not name.startswith(kind.timed_prefix):
+        yield (kind.namespace, scope, kind.timed_prefix + name)
     if kind.name_rule is NameRule.SLUG:
         for stem in slug_stems(name):
             yield (kind.namespace, scope, stem)

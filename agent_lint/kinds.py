@@ -48,7 +48,7 @@ class NameRule(str, enum.Enum):
     DIR = "dir"  # id == the record's folder name
     SLUG = "slug"  # id == stem, or id + "-slug" == stem (configurable: exact|prefix)
     TURN = "turn"  # stem is a 4+ digit number and ``turn`` (if present) equals it
-    TIMED = "timed"  # id == stem, or "H-" + stem for a bare YYYYMMDD-HHMMSS-<focus> stem
+    TIMED = "timed"  # id == stem, or the kind's ``timed_prefix`` + a bare time-named stem
 
 
 class History(str, enum.Enum):
@@ -213,6 +213,8 @@ class Kind:
     when set, names the record that continues a numbered folder (the gate
     asks new records to continue the base's numbers). ``integer_id`` marks a
     kind whose ids are integers (written in its folder name in decimal).
+    ``timed_prefix`` is, for :attr:`NameRule.TIMED`, what a file named by its
+    time alone prefixes to its name to make an id (Cortex: ``H-``).
     """
 
     name: str
@@ -237,6 +239,7 @@ class Kind:
     order: Callable[[str], tuple[int, str] | None] | None = None
     integer_id: bool = False
     next_name: Callable[[int], str] | None = None
+    timed_prefix: str = ""
 
 
 def paths(*fields: str) -> tuple[tuple[str, ...], ...]:

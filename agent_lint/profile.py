@@ -149,6 +149,8 @@ class Profile:
     walked (a store that is the whole repository keeps its records in a few).
     Record folders may be nested (``.pi/pbot``). ``unread_reasons`` say why
     files under a path prefix are not read (for ``--show-files``).
+    ``checksum_line``, when set, prints the checksum a record file should
+    carry (``--print-checksum``).
     """
 
     name: str
@@ -172,6 +174,7 @@ class Profile:
     data_suffixes: tuple[str, ...] = (".json", ".yaml", ".yml")
     walk_folders: tuple[str, ...] = ()
     unread_reasons: tuple[tuple[str, str], ...] = ()
+    checksum_line: Callable[[Path], str] | None = None
 
     def kind(self, name: str) -> Kind:
         """The kind called ``name`` (KeyError when the profile has none)."""

@@ -651,12 +651,17 @@ class SchemaStore:
         return self._registry
 
     def fingerprint(self) -> str:
-        """A digest of every schema the store reads: names, files and contents (a cache key)."""
+        """A digest of every schema the store reads: names, files and contents (a cache key).
+
+        A file another folder's same-named file shadows is still reachable by
+        its ``$id`` through ``$ref``, so every schema read counts, in order.
+        """
         digest = hashlib.blake2b(digest_size=16)
         for name in sorted(self._sources):
-            path, schema = self._sources[name]
+            digest.update(f"{name}\0{self._sources[name][0]}\0".encode("utf-8", "surrogatepass"))
+        for schema, alias in self._read:
             text = json.dumps(schema, sort_keys=True, ensure_ascii=True)
-            digest.update(f"{name}\0{path}\0{text}\0".encode("utf-8", "surrogatepass"))
+            digest.update(f"{alias}\0{text}\0".encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
     def path_of(self, name: str) -> Path | None:

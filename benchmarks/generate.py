@@ -32,7 +32,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from agent_lint.checksum import compute
+from agent_lint.profiles.cortex.checksum import compute
 from benchmarks.defects import AGENT, FAMILIES, Cluster, Defect, plan_defects, repo_path
 
 FILES_PER_CLUSTER = 56  # on average (turns per conversation vary from 4 to 6)

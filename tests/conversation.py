@@ -6,7 +6,7 @@ import copy
 import json
 from typing import Any
 
-from agent_lint.checksum import compute
+from agent_lint.profiles.cortex.checksum import compute
 
 AGENTS = [("codex", "codex-main"), ("claude-code", "claude-main"), ("cortex", "cortex-main")]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import FIXTURES
 
-from agent_lint.checksum import compute
+from agent_lint.profiles.cortex.checksum import compute
 
 ENV = {
     "GIT_AUTHOR_NAME": "Agent Tester",

@@ -35,10 +35,10 @@ def test_every_astrion_rule_has_a_golden_finding():
     from agent_lint.profiles.astrion.checks import RULES
 
     goldens = "".join((ASTRION / name / "expected.txt").read_text("utf-8") for name in BROKEN)
-    codes = {f"AL80{n}" for n in range(1, 10)}
-    for code in sorted(codes):
+    codes = ("AL801", "AL802", "AL803", "AL804", "AL805", "AL806", "AL807", "AL808", "AL809")
+    for code in codes:
         assert f" {code} " in goldens, code
-    assert {rule.code for rule in RULES} == codes
+    assert {rule.code for rule in RULES} == set(codes)
 
 
 def _store(tmp_path: Path) -> Path:

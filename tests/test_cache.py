@@ -277,6 +277,28 @@ def test_schema_change(repo: Path, capsys: pytest.CaptureFixture[str], checks: l
     assert "x_reviewed_by" in report
 
 
+def test_change_of_a_shadowed_schema_that_is_referenced(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A schema file another folder's same-named file shadows is still reachable by its
+    ``$id``: editing it changes findings, so it is part of the run key too."""
+    bundled = Path(agent_lint.__file__).parent.parent / "schemas" / "cortex"
+    first, second = repo / "first", repo / "second"
+    first.mkdir()
+    second.mkdir()
+    schema = json.loads((bundled / "decision.schema.json").read_text())
+    schema["$id"] = "urn:example:decision"
+    schema["allOf"] = [*schema.get("allOf", []), {"$ref": "urn:example:extra"}]
+    (first / "decision.schema.json").write_text(json.dumps(schema))
+    (first / "extra.schema.json").write_text(json.dumps({"$id": "urn:example:extra-first"}))
+    (second / "extra.schema.json").write_text(json.dumps({"$id": "urn:example:extra"}))
+    (repo / ".agent-lint.toml").write_text('schema-dirs = ["first", "second"]\n')
+    same_both_ways(capsys, repo)
+    shadowed = {"$id": "urn:example:extra", "required": ["x_reviewed_by"]}
+    (second / "extra.schema.json").write_text(json.dumps(shadowed))
+    assert "x_reviewed_by" in same_both_ways(capsys, repo)
+
+
 def test_version_change(
     repo: Path,
     capsys: pytest.CaptureFixture[str],

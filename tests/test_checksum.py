@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, REPO
 
-from agent_lint import checksum
 from agent_lint.cli import main
+from agent_lint.profiles.cortex import checksum
 
 VECTORS = json.loads((REPO / "docs" / "checksum-vectors.json").read_text(encoding="utf-8"))
 DOC = (REPO / "docs" / "checksum.md").read_text(encoding="utf-8")

@@ -17,12 +17,13 @@ from conftest import FIXTURES, REPO, codes, write_tree
 from conversation import tree
 from records import decision
 
-from agent_lint import checksum, fixer, schemas
+from agent_lint import fixer, schemas
 from agent_lint.cli import main
 from agent_lint.config import ConfigError, load_config
 from agent_lint.kinds import Format
 from agent_lint.linter import lint_paths
 from agent_lint.loading import parse
+from agent_lint.profiles.cortex import checksum
 from agent_lint.validators.files import diagnose
 
 

@@ -177,12 +177,13 @@ def test_the_engine_and_the_generic_validators_name_no_profile_and_no_cortex_kin
         | set(profiles.BUILTIN)
         | {".agent", "conversations/"}
     )
+    id_prefixes = ("H-", "D-", "M-", "MS-", "C-", "WP-")  # Cortex record id prefixes
     offenders = []
     for path in _engine_modules():
         shown = str(path.relative_to(REPO))
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for line, value in _names_in_code(tree):
-            if value in forbidden:
+            if value in forbidden or value.startswith(id_prefixes):
                 offenders.append((shown, line, value))
         for node in ast.walk(tree):
             imported = []

@@ -15,7 +15,7 @@ from conftest import CACHE, FIXTURES, REPO, provisioned
 from gitrepo import ENV, git, make_repo
 from ruamel.yaml import YAML
 
-from agent_lint.checksum import compute
+from agent_lint.profiles.cortex.checksum import compute
 
 HOOKS = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
 CONV = ".agent/conversations/C-payments-refactor"

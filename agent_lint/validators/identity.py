@@ -137,14 +137,15 @@ def _name_mismatch(ctx: FileContext, value: str, integer: bool = False) -> str |
         return None
     file_name = PurePosixPath(ctx.path).name
     suffix = PurePosixPath(ctx.path).suffix
-    if kind.name_rule is NameRule.TIMED and not stem.startswith("H-"):
-        # The runtime names a handoff by its time and never ties the id to that name;
-        # only strict mode asks for "H-" + the file name.
-        if value == f"H-{stem}" or not ctx.config.strict:
+    prefix = kind.timed_prefix
+    if kind.name_rule is NameRule.TIMED and not stem.startswith(prefix):
+        # The runtime names a record by its time and never ties the id to that name;
+        # only strict mode asks for the prefix + the file name.
+        if value == prefix + stem or not ctx.config.strict:
             return None
         return (
             f"{field} {quote(value)} does not match its file name {file_name} "
-            f'(expected {field} "H-{stem}")'
+            f"(expected {field} {quote(prefix + stem)})"
         )
     if kind.name_rule in (NameRule.STEM, NameRule.TIMED) or (
         kind.name_rule is NameRule.SLUG and ctx.config.file_name_rule == "exact"

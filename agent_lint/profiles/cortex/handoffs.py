@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from agent_lint import checksum
 from agent_lint.kinds import whole
+from agent_lint.profiles.cortex import checksum
 
 # ASCII digits only: "H-٠٠٤" is not handoff 4, and "0004\n" is not turn 4.
 _NUMBER = whole("H-([0-9]{3,})")

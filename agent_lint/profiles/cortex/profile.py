@@ -7,6 +7,7 @@ from typing import Any
 from agent_lint.kinds import Match
 from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.profiles.cortex import agreement, conversations, notes, ordering, states
+from agent_lint.profiles.cortex.checksum import checksum_line
 from agent_lint.profiles.cortex.facts import CortexCollector
 from agent_lint.profiles.cortex.fixes import plan_state_files
 from agent_lint.profiles.cortex.kinds import (
@@ -113,6 +114,7 @@ PROFILE = Profile(
     collectors=(CortexCollector(),),
     fixers=(plan_state_files,),
     summary=(handoff_chains,),
+    checksum_line=checksum_line,
     hooks=(
         Hook("agent-lint", r"^\.agent/"),
         Hook("agent-lint-handoffs", r"^\.agent/"),

@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from agent_lint.jsontext import clip
@@ -114,3 +115,28 @@ def compute(handoff: dict[str, Any]) -> str:
     """The checksum v1 a conversation handoff must carry."""
     text = canonicalize(checksum_input(handoff))
     return PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def checksum_line(path: Path) -> str:
+    """The checksum line for a conversation handoff file (``--print-checksum``).
+
+    Raises :class:`agent_lint.config.ConfigError` (a usage error) for a file
+    that is not a readable conversation handoff or holds an uncanonicalisable value.
+    """
+    from agent_lint.config import ConfigError
+
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"{path}: cannot read a JSON handoff: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a handoff is a JSON object")
+    if not all(isinstance(data.get(key), str) for key in ("handoff_id", "conversation_id")):
+        raise ConfigError(
+            f"{path}: not a conversation handoff (no handoff_id and conversation_id); "
+            "checksum v1 is defined for conversations/<C>/handoffs/H-NNN.json"
+        )
+    try:
+        return compute(data) + "\n"
+    except ChecksumError as exc:
+        raise ConfigError(f"{path}: checksum v1 cannot be computed: {exc}") from exc
