@@ -221,7 +221,9 @@ class Entry:
     that exists but is not read: with a problem (a special file, an escaping
     link, a file too large or unreadable), or without one for a file under a
     linked folder (the link is the problem). Such a file is present for the
-    checks that ask whether it exists.
+    checks that ask whether it exists. ``stamp`` is a file's size, modification
+    time, inode and change time (ns) when it is a regular file on disk reached
+    through no link: the cache's proof that it has not changed.
     """
 
     path: str
@@ -229,6 +231,7 @@ class Entry:
     problem: EntryProblem | None = None
     unread: bool = False
     unlisted: bool = False  # a folder that could not be listed: its contents are unknown
+    stamp: tuple[int, int, int, int] | None = None
 
 
 def _inside(path: str, root: str) -> bool:
@@ -391,7 +394,10 @@ def _visit(
         yield Entry(full, relpath, _unreadable(repo_path, "file", exc), unread=True)
         return
     problem = _file_problem(repo_path, info, max_bytes)
-    yield Entry(full, relpath, problem, unread=problem is not None)
+    stamp = None
+    if problem is None and not is_link and fs.on_disk:
+        stamp = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+    yield Entry(full, relpath, problem, unread=problem is not None, stamp=stamp)
 
 
 def _linked_files(link: str, relpath: str, real: str, fs: FileSystem) -> Iterator[Entry]:

@@ -281,6 +281,13 @@ def _lint_target(
         checked = _replayed(replay, path)
         if checked is not None and replay is not None and path in replay.digests:
             digests[path] = replay.digests[path]
+        if checked is None and stored is not None:
+            # A file whose stamp is the one kept with its entry is not read again.
+            kept = stored.unchanged(path, entry.stamp)
+            if kept is not None:
+                checked = stored.get(path, kept, yaml_spent, entry.stamp)
+                if checked is not None:
+                    digests[path] = kept
         if checked is None:
             raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
             if raw is None:
@@ -293,7 +300,7 @@ def _lint_target(
                 continue
             if stored is not None:
                 digests[path] = digest = content_digest(raw)
-                checked = stored.get(path, digest, yaml_spent)
+                checked = stored.get(path, digest, yaml_spent, entry.stamp)
             if checked is None:
                 checked = check_file(
                     profile,
@@ -307,7 +314,7 @@ def _lint_target(
                     yaml_spent,
                 )
                 if stored is not None:
-                    stored.put(path, digests[path], yaml_spent, checked)
+                    stored.put(path, digests[path], yaml_spent, checked, entry.stamp)
         if record is not None:
             record.outcomes[path] = checked
             record.formats[path] = fmt

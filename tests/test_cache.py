@@ -8,10 +8,13 @@ compare the whole output. Hostile tests forge, corrupt and redirect the cache.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
+import os
 import shutil
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -108,7 +111,7 @@ def primed(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[tuple[int, s
 def sign(path: Path, body: bytes, key: bytes) -> None:
     """Write a cache document of ``body`` with its HMAC under ``key``."""
     mac = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
-    path.write_bytes(b"agent-lint-cache 1 " + mac + b"\n" + body)
+    path.write_bytes(b"agent-lint-cache %d " % agent_lint.cache.FORMAT + mac + b"\n" + body)
 
 
 def codes(report: str) -> list[str]:
@@ -159,6 +162,86 @@ def test_edits_renames_and_deletions(
     names = entries(repo)
     assert not any(name.endswith(turn.relative_to(repo).as_posix()) for name in names)
     assert not any(name.endswith(memory.relative_to(repo).as_posix()) for name in names)
+
+
+# --- the stamp shortcut: unchanged files are not read again ------------------------------------
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the lint loop reads from disk, in order."""
+    called: list[str] = []
+    real = linter.read_file
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        called.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(linter, "read_file", counting)
+    return called
+
+
+def _same_size_edit(path: Path) -> None:
+    """Break ``path``'s JSON without changing its size, then set its times back."""
+    before = path.stat()
+    raw = path.read_bytes()
+    path.write_bytes(b"[" + raw[1:])
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+
+
+def test_unchanged_files_are_not_read_and_edits_keeping_size_and_time_are_seen(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    reads: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No file is racy here: the stamp alone decides, and its change time sees the edit."""
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    cold, _ = primed(capsys, repo)
+    reads.clear()
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert reads == [] and checks == []
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[2]
+    _same_size_edit(decision)
+    reads.clear()
+    report = same_both_ways(capsys, repo)
+    assert "AL001" in codes(report) and report != cold[1]
+    # Read by the two cold runs and the first warm one (its stamp changed), not the second.
+    assert reads.count(f".agent/decisions/{decision.name}") == 3
+
+
+def test_racy_edit_is_seen_though_the_stamp_is_the_same(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    reads: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file system too coarse to tell two edits apart: only the racy rule sees the second."""
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[2]
+    real_walk = linter.walk
+    fake: list[tuple[int, int, int, int]] = []
+
+    def one_stamp(*args: Any, **kwargs: Any) -> Any:
+        for entry in real_walk(*args, **kwargs):
+            yield dataclasses.replace(entry, stamp=fake[0]) if entry.stamp else entry
+
+    monkeypatch.setattr(linter, "walk", one_stamp)
+    now = time.time_ns()
+    # Not older than the runs' start (the same coarse time stamp): racy, never kept.
+    fake.append((1, now + 10**12, 1, now + 10**12))
+    cold, _ = primed(capsys, repo)
+    _same_size_edit(decision)
+    assert same_both_ways(capsys, repo) != cold[1]
+    # The same edit under a stamp old enough to keep is trusted: the stamp is the proof.
+    fake[0] = (1, now - 10**10, 1, now - 10**10)
+    lint(capsys, str(repo))
+    decision.write_bytes(b"{" + decision.read_bytes()[1:])
+    reads.clear()
+    assert lint(capsys, str(repo))[1] != cold[1]
+    assert reads == []
 
 
 def test_configuration_change(
@@ -290,7 +373,10 @@ def _corrupt_ways(raw: bytes) -> Iterator[tuple[str, bytes]]:
     yield "empty", b""
     yield "foreign", b'{"some": "other tool"}\n'
     yield "binary", bytes(range(256)) * 4
-    yield "other format", head.replace(b" 1 ", b" 2 ", 1) + b"\n" + body
+    this = agent_lint.cache.FORMAT
+    other = head.replace(b" %d " % this, b" %d " % (this + 1), 1)
+    assert other != head
+    yield "other format", other + b"\n" + body
     flipped = bytearray(body)
     flipped[len(flipped) // 2] ^= 0x01
     yield "one bit flipped", head + b"\n" + bytes(flipped)
@@ -322,10 +408,10 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
     header = lines[1]
     body_lines = []
     for line in lines[2:-1]:
-        name, charge, outcome, spans = line.split(b"\t")
+        name, charge, outcome, *rest = line.split(b"\t")
         decoded = json.loads(outcome)
         decoded["c"][1] = []  # no findings
-        body_lines.append(b"\t".join([name, charge, json.dumps(decoded).encode(), spans]))
+        body_lines.append(b"\t".join([name, charge, json.dumps(decoded).encode(), *rest]))
     body = header + b"\n" + b"".join(line + b"\n" for line in body_lines)
     # Signed with the forger's own key (the real one never leaves the user's cache folder).
     sign(path, body, b"k" * 32)
@@ -340,8 +426,8 @@ def test_wrong_shape_inside_a_valid_mac_is_not_a_traceback(
     """Even a document signed with the right key is read field by field."""
     cold, path = primed(capsys, repo)
     lines = path.read_bytes().split(b"\n")
-    name, charge, _, spans = lines[2].split(b"\t")
-    lines[2] = b"\t".join([name, charge, b'{"c": [0, "not", "an", "outcome"]}', spans])
+    name, charge, _, *rest = lines[2].split(b"\t")
+    lines[2] = b"\t".join([name, charge, b'{"c": [0, "not", "an", "outcome"]}', *rest])
     sign(path, b"\n".join(lines[1:]), key_path().read_bytes())
     assert lint(capsys, str(repo)) == cold
     checks.clear()
@@ -531,9 +617,9 @@ def test_every_fixture_warm_equals_cold_and_is_kept_whole(
     refused: list[str] = []
     real = agent_lint.cache.RunCache.put
 
-    def put(self: Any, path: str, digest: str, spent: int, outcome: Any) -> None:
+    def put(self: Any, path: str, digest: str, spent: int, outcome: Any, *rest: Any) -> None:
         before = len(self._used)
-        real(self, path, digest, spent, outcome)
+        real(self, path, digest, spent, outcome, *rest)
         if len(self._used) == before:
             refused.append(path)
 

@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 #: The layout of a cache document; a document of another layout is ignored.
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"agent-lint-cache"
 _NAME = re.compile(r"[0-9a-f]{32}\.cache")
 #: Cache documents kept per folder (one per run key: configurations, repositories).
@@ -78,8 +78,20 @@ STALE_TEMPORARY_SECONDS = 3600
 #: The libraries whose behaviour shapes findings (parsing, schema messages).
 _LIBRARIES = ("jsonschema", "jsonschema_rs", "ruamel.yaml", "yaml")
 _NOT_KEPT = object()
+#: A file changed this close to a run's start may change again within the same
+#: time stamp (file systems keep times as coarsely as two seconds): its stamp is
+#: not kept, so the next run reads and hashes it (git's "racily clean" rule).
+RACY_NANOSECONDS = 3_000_000_000
+_NO_STAMP = b"null"
 
 Span = tuple[int, int, int | None, int | None]
+#: A file's size, modification time, inode and change time (ns), as the walk saw them.
+Stamp = tuple[int, int, int, int]
+
+
+def stamp_text(stamp: Stamp) -> bytes:
+    """How a stamp is kept in an entry (compared as bytes, never parsed)."""
+    return b"[%d,%d,%d,%d]" % stamp
 
 
 def content_digest(raw: bytes) -> str:
@@ -156,24 +168,33 @@ class _Entry:
     """One file's entry: its JSON texts as read or written, and its spans once asked for.
 
     A document holds one line per entry, ``name TAB charge TAB outcome TAB
-    spans`` (each a JSON text; JSON never holds a raw tab or newline), so an
-    entry is parsed only when it is used, and written back as it was read.
+    spans TAB stamp`` (each a JSON text; JSON never holds a raw tab or
+    newline), so an entry is parsed only when it is used, and written back as
+    it was read. The stamp (see :data:`Stamp`) lets a later run take the
+    entry without reading the file while the file's stamp is the same.
     """
 
-    __slots__ = ("charge", "name", "outcome", "spans", "spans_text")
+    __slots__ = ("charge", "name", "outcome", "spans", "spans_text", "stamp")
 
-    def __init__(self, name: bytes, charge: int, outcome: bytes, spans_text: bytes) -> None:
+    def __init__(
+        self, name: bytes, charge: int, outcome: bytes, spans_text: bytes, stamp: bytes
+    ) -> None:
         self.name = name
         self.charge = charge
         self.outcome = outcome
         self.spans_text: bytes | None = spans_text
         self.spans: dict[str, Any] | None = None
+        self.stamp = stamp
+
+    def fields(self) -> list[bytes]:
+        """The entry's five fields as the document holds them."""
+        if self.spans_text is None:
+            self.spans_text = _dump(self.spans)
+        return [self.name, b"%d" % self.charge, self.outcome, self.spans_text, self.stamp]
 
     def line(self) -> bytes:
         """The entry's line in the document."""
-        if self.spans_text is None:
-            self.spans_text = _dump(self.spans)
-        return b"%s\t%d\t%s\t%s\n" % (self.name, self.charge, self.outcome, self.spans_text)
+        return b"\t".join(self.fields()) + b"\n"
 
 
 def _dump(value: Any) -> bytes:
@@ -212,10 +233,13 @@ class RunCache:
         self._yaml_document = config.limits.max_yaml_bytes
         self._loaded: dict[str, list[bytes]] = {}
         self._used: dict[str, _Entry] = {}
+        # Files modified after this (see RACY_NANOSECONDS) get no stamp in their entry.
+        self._racy_from = time.time_ns() - RACY_NANOSECONDS
         from agent_lint.filestep import FileOutcome
 
         self._outcome = FileOutcome
         self._changed = False
+        self._by_path: dict[str, tuple[bytes, str]] | None = None
 
     # --- reading and writing the document ------------------------------------------------------
 
@@ -272,8 +296,8 @@ class RunCache:
             if end < 0:
                 raise CacheFormatError("a document ends with a newline")
             parts = data[start:end].split(b"\t")
-            if len(parts) != 4:
-                raise CacheFormatError("an entry is four JSON texts separated by tabs")
+            if len(parts) != 5:
+                raise CacheFormatError("an entry is five JSON texts separated by tabs")
             entries[_name(parts[0])] = parts
             start = end + 1
         return entries
@@ -287,24 +311,55 @@ class RunCache:
         self.folder.replace(self.name, head + body)
         self._changed = False
         self._loaded = {}
+        self._by_path = None
         for name, entry in self._used.items():
-            assert entry.spans_text is not None
-            self._loaded[name] = [entry.name, b"%d" % entry.charge, entry.outcome, entry.spans_text]
+            self._loaded[name] = entry.fields()
         self._used = {}
 
     def _untrusted(self) -> None:
         """An entry is not what agent-lint writes: drop the document's other entries too."""
         self._loaded = {}
+        self._by_path = {}
         self._used = {}
         self._changed = True
 
     # --- file outcomes -------------------------------------------------------------------------
 
-    def get(self, path: str, digest: str, yaml_spent: int) -> FileOutcome | None:
+    def _stamp_of(self, stamp: Stamp | None) -> bytes:
+        """What an entry keeps of a file's stamp: nothing when it is absent or racy."""
+        if stamp is None or stamp[1] >= self._racy_from or stamp[3] >= self._racy_from:
+            return _NO_STAMP
+        return stamp_text(stamp)
+
+    def unchanged(self, path: str, stamp: Stamp | None) -> str | None:
+        """The content hash of ``path`` when its stamp is the one kept with it, else None.
+
+        Like git's index: a file whose size, modification and change times
+        and inode are those of the run that hashed it is not read again. A
+        stamp is kept only for a file older than its run's start by
+        :data:`RACY_NANOSECONDS`, so an edit within one time stamp of the
+        run that hashed it is still seen.
+        """
+        if stamp is None or not self._loaded:
+            return None
+        if self._by_path is None:
+            self._by_path = {}
+            for name, parts in self._loaded.items():
+                if parts[4] != _NO_STAMP:
+                    self._by_path[name[32:]] = (parts[4], name[:32])
+        kept = self._by_path.get(path)
+        if kept is None or kept[0] != self._stamp_of(stamp):
+            return None
+        return kept[1]
+
+    def get(
+        self, path: str, digest: str, yaml_spent: int, stamp: Stamp | None = None
+    ) -> FileOutcome | None:
         """The outcome of ``path`` with content ``digest``, when it is still valid here.
 
         ``yaml_spent`` is the run's YAML budget spent before this file: an
         entry serves only when the YAML it charged still fits in the budget.
+        ``stamp`` is the file's stamp as the walk saw it, kept with the entry.
         Every call decodes the entry afresh: no two runs share a value.
         """
         name = digest + path
@@ -316,7 +371,7 @@ class RunCache:
                     return None
                 if not parts[1].isdigit():
                     raise CacheFormatError("an entry's YAML charge is a number")
-                entry = _Entry(parts[0], int(parts[1]), parts[2], parts[3])
+                entry = _Entry(parts[0], int(parts[1]), parts[2], parts[3], parts[4])
             if yaml_spent + entry.charge > self._yaml_total:
                 return None
             outcome = self._codec.decode(json.loads(entry.outcome))
@@ -326,9 +381,20 @@ class RunCache:
             self._untrusted()
             return None
         self._used[name] = entry
+        kept = self._stamp_of(stamp)
+        if entry.stamp != kept:
+            entry.stamp = kept
+            self._changed = True
         return outcome._replace(yaml_spent=yaml_spent + entry.charge)
 
-    def put(self, path: str, digest: str, yaml_spent: int, outcome: FileOutcome) -> None:
+    def put(
+        self,
+        path: str,
+        digest: str,
+        yaml_spent: int,
+        outcome: FileOutcome,
+        stamp: Stamp | None = None,
+    ) -> None:
         """Keep ``outcome``, checked with ``yaml_spent`` of the YAML budget spent before it.
 
         An outcome is kept only when the budget could not have changed it: its
@@ -342,7 +408,9 @@ class RunCache:
         except (Unencodable, ValueError):
             return
         name = digest + path
-        self._used[name] = _Entry(_dump(name), max(charge, 0), encoded, b"{}")
+        self._used[name] = _Entry(
+            _dump(name), max(charge, 0), encoded, b"{}", self._stamp_of(stamp)
+        )
         self._changed = True
 
     # --- places of findings --------------------------------------------------------------------
