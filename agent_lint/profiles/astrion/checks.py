@@ -7,6 +7,7 @@ file, references to agents and tool calls, and the global ``state.json``.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
@@ -193,20 +194,17 @@ def check_metadata_files(index: RepoIndex) -> Iterator[Diagnostic]:
     facts = facts_of(index)
     for name in sorted(facts.conversations):
         conversation = facts.conversations[name]
-        folders = [(conversation.folder, f"the conversation folder {name}", f'id "{name}"', False)]
+        files = sorted(conversation.present)
+        by_folder: dict[str, list[str]] = defaultdict(list)
+        for path in files:
+            by_folder[path.rpartition("/")[0]].append(path)
+        folders = [(conversation.folder, f"the conversation folder {name}", f'id "{name}"', files)]
         for agent in sorted(conversation.agent_folders, key=_number):
+            folder = conversation.agent_folders[agent]
             label = f"the sub-agent folder agents/{agent}"
-            folders.append((conversation.agent_folders[agent], label, f"agent_id {agent}", True))
-        for folder, label, identity, direct in folders:
-            expected = f"{folder}/metadata.json"
-            if expected in conversation.present:
-                continue
-            inside = sorted(
-                path
-                for path in conversation.present
-                if (path.rpartition("/")[0] == folder if direct else path.startswith(folder + "/"))
-            )
-            if not inside:
+            folders.append((folder, label, f"agent_id {agent}", by_folder.get(folder, [])))
+        for folder, label, identity, inside in folders:
+            if not inside or f"{folder}/metadata.json" in conversation.present:
                 continue
             names = [path[len(folder) + 1 :] for path in inside]
             yield MISSING_METADATA.at(
