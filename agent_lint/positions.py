@@ -19,7 +19,7 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from agent_lint.config import LIMITS, Limits
-from agent_lint.jsontext import quote
+from agent_lint.jsontext import escape_token, quote
 from agent_lint.yamlsafe import safe_yaml, yaml_spans
 
 
@@ -61,14 +61,6 @@ class Locations:
                 return self.values[pointer]
             pointer = pointer.rsplit("/", 1)[0]
         return self.values.get("")
-
-
-def escape_token(token: str | int) -> str:
-    """Escape one JSON-pointer reference token (RFC 6901)."""
-    text = str(token)
-    if "~" not in text and "/" not in text:
-        return text
-    return text.replace("~", "~0").replace("/", "~1")
 
 
 def pointer_of(parts: Any) -> str:
