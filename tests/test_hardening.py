@@ -394,14 +394,15 @@ def test_the_c_reader_and_the_pure_reader_agree(text):
     import math
 
     from agent_lint.config import Limits
-    from agent_lint.yamlsafe import _pure_read, has_c_reader, read_yaml
+    from agent_lint.yamlpure import pure_read
+    from agent_lint.yamlsafe import has_c_reader, read_yaml
 
     if not has_c_reader():
         pytest.skip("libyaml is not installed")
     limits = Limits()
     fast, pure = (
         _outcome(lambda t: read_yaml(t, limits), text),
-        _outcome(lambda t: _pure_read(t, limits), text),
+        _outcome(lambda t: pure_read(t, limits), text),
     )
     nan = {"j": True} if fast[0] == "data" and isinstance(fast[1], dict) and "j" in fast[1] else {}
     if nan:  # NaN is not equal to itself
