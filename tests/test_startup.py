@@ -87,6 +87,52 @@ def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> N
     assert not {m.split(".")[0] for m in modules} & set(DETAILED)
 
 
+#: What a clean run in a git work tree does without: the append-only gate and git's
+#: plumbing (no base, and no broken path asks git where a record stands), the fixer
+#: and the profiles' fix planners (nothing to fix), the diff and job summary reporters,
+#: the pure-Python YAML reader (libyaml reads every document), a configuration reader
+#: (no configuration file) and the modules only these need.
+UNUSED_BY_A_CLEAN_RUN = (
+    "agent_lint.fixer",
+    "agent_lint.jsonedit",
+    "agent_lint.profiles.cortex.fixes",
+    "agent_lint.profiles.astrion.fixes",
+    "agent_lint.gitgate",
+    "agent_lint.gitgate.checks",
+    "agent_lint.gitgate.snapshots",
+    "agent_lint.gittree",
+    "agent_lint.gitplumbing",
+    "agent_lint.reporters.diff",
+    "agent_lint.reporters.summary",
+    "agent_lint.yamlpure",
+    "ruamel",
+    "ruamel.yaml",
+    "tomllib",
+    "tempfile",
+    "subprocess",
+    "importlib.resources",
+)
+
+
+def test_a_clean_run_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+    repo = generate(tmp_path / "repo", 120)
+    subprocess.run(["git", "init", "-q", str(repo.root)], check=True)
+    code, modules = _imported("--no-cache", str(repo.root))
+    assert code == 0
+    assert not modules & set(UNUSED_BY_A_CLEAN_RUN)
+
+
+def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
+    """A fixable finding loads the fixer; ``--diff`` its reporter; the lazy imports resolve."""
+    repo = generate(tmp_path / "repo", 120, {"agreement": 1})
+    code, modules = _imported("--no-cache", str(repo.root))
+    assert code == 1
+    assert {"agent_lint.fixer", "agent_lint.profiles.cortex.fixes"} <= modules
+    code, modules = _imported("--no-cache", "--diff", str(repo.root))
+    assert code == 1
+    assert "agent_lint.reporters.diff" in modules
+
+
 def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:
     repo = generate(tmp_path / "repo", 120, {"schema": 1})
     code, modules = _imported(str(repo.root))
