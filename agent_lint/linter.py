@@ -180,6 +180,12 @@ def lint_target(
         )
     own = _WorkTreeHistory(target, base) if history is None and fs.on_disk else None
     collector = gc.get_threshold()
+    started_off = not gc.isenabled()
+    if started_off:
+        # The command loaded the engine with the collector off (see cli.main): what it
+        # loaded lives as long as the process, so the pass's collections never walk it.
+        gc.freeze()
+        gc.enable()
     gc.set_threshold(*RUN_GC_THRESHOLD)
     try:
         return _lint_target(
@@ -199,6 +205,9 @@ def lint_target(
         )
     finally:
         gc.set_threshold(*collector)
+        if started_off:
+            gc.disable()
+            gc.unfreeze()
         if own is not None:
             own.close()
 

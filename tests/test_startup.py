@@ -162,3 +162,34 @@ def test_the_collector_is_tuned_for_the_run_and_restored(
     assert not result.diagnostics
     assert seen == [linter.RUN_GC_THRESHOLD]
     assert gc.get_threshold() == before
+
+
+def test_the_engine_loads_with_the_collector_off_and_the_pass_collects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Start-up makes no garbage: the collector is off until the lint pass, which does not
+    walk what start-up loaded (frozen); everything is restored when the command ends."""
+    import gc
+
+    from agent_lint import cli, linter
+
+    seen: dict[str, object] = {}
+    real_find, real_pass = linter.find_target, linter._lint_target
+
+    def find(*args: object) -> object:
+        seen["start-up"] = gc.isenabled()
+        return real_find(*args)  # type: ignore[arg-type]
+
+    def lint_pass(*args: object) -> linter.LintResult:
+        seen["pass"] = (gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold())
+        return real_pass(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(linter, "find_target", find)
+    monkeypatch.setattr(linter, "_lint_target", lint_pass)
+    repo = generate(tmp_path / "repo", 120)
+    frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
+    assert gc.isenabled()
+    assert cli.main(["--no-cache", "-q", str(repo.root)]) == 0
+    assert seen == {"start-up": False, "pass": (True, True, linter.RUN_GC_THRESHOLD)}
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    assert gc.get_threshold() == threshold
