@@ -1,0 +1,192 @@
+"""The fast readers agree with the exact ones: orjson with the standard library's json.
+
+Whenever :func:`agent_lint.loading.fast_json` decides a document, the exact
+reader (``json`` with hooks) must read the same data, types included; every
+other document must be left to the exact reader, which then makes the
+findings. Checked on generated documents, written in many styles, with
+repeated keys, long integers and escaped colons, and on malformed ones.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+from typing import Any
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import given, settings
+
+from agent_lint import loading
+from agent_lint.config import Limits
+from agent_lint.kinds import Format
+from agent_lint.loading import _UNDECIDED, _exact_json, _first_too_deep, fast_json, json_too_deep
+
+pytest.importorskip("orjson")
+
+
+def same(left: Any, right: Any) -> bool:
+    """Equal values of equal types all the way down: ``1`` is not ``1.0``, ``-0.0`` not ``0.0``."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return list(left) == list(right) and all(same(left[k], right[k]) for k in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(map(same, left, right))
+    if isinstance(left, float):
+        return math.copysign(1, left) == math.copysign(1, right) and (
+            left == right or (math.isnan(left) and math.isnan(right))
+        )
+    return bool(left == right)
+
+
+def agrees(text: str) -> bool:
+    """Check one document; True when the fast reader decided it."""
+    fast = fast_json(text)
+    if fast is _UNDECIDED:
+        return False
+    data, problems = _exact_json("x.json", text)
+    assert problems == [], text
+    assert same(fast, data), text
+    return True
+
+
+#: Enough examples for a differential test to meet the rare cases, still a second or two.
+_MANY = settings(max_examples=150)
+
+_INTS = st.one_of(
+    st.integers(-(2**63), 2**64),
+    st.integers(-(10**30), 10**30),
+    st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 0]),
+)
+_FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+_TEXT = st.text(
+    st.one_of(st.characters(codec="utf-8"), st.sampled_from(':"\\/\u2028\x00\x1f')), max_size=12
+)
+_SCALARS = st.one_of(st.none(), st.booleans(), _INTS, _FLOATS, _TEXT)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_TEXT, inner, max_size=4)),
+    max_leaves=15,
+)
+
+
+@st.composite
+def _written(draw: st.DrawFn, value: Any = None) -> str:
+    """A JSON text of a generated value, in one of the styles files are written in."""
+    if value is None:
+        value = draw(_VALUES)
+    indent = draw(st.sampled_from([None, 0, 2, "\t"]))
+    separators = draw(st.sampled_from([None, (",", ":"), (", ", " : ")]))
+    text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=draw(st.booleans()))
+    if draw(st.booleans()):
+        # Escape some colons and slashes the way other writers do.
+        text = text.replace(":", "\\u003a", 1) if '":' not in text[:3] else text
+    return text
+
+
+@_MANY
+@given(_written())
+def test_fast_reader_agrees_on_generated_documents(text: str) -> None:
+    agrees(text)
+
+
+@st.composite
+def _with_repeated_keys(draw: st.DrawFn) -> str:
+    """An object written member by member, some keys written twice, some nested."""
+    keys = draw(st.lists(_TEXT, min_size=1, max_size=5))
+    members = []
+    for key in keys + draw(st.lists(st.sampled_from(keys), max_size=3)):
+        value = draw(st.one_of(_SCALARS, st.just({"k": 1, "k:": [":"]})))
+        members.append(f"{json.dumps(key)}: {json.dumps(value)}")
+    inner = "{" + ", ".join(draw(st.permutations(members))) + "}"
+    return draw(st.sampled_from([inner, f'{{"outer": {inner}}}', f"[1, {inner}]"]))
+
+
+@_MANY
+@given(_with_repeated_keys())
+def test_fast_reader_leaves_repeated_keys_to_the_exact_reader(text: str) -> None:
+    decided = agrees(text)
+    repeated = _exact_json("x.json", text)[0] is None
+    assert not (decided and repeated)
+
+
+_JUNK = st.sampled_from(
+    ["NaN", "-Infinity", "Infinity", "1e400", "-1e999", "01", "1.", ".5", "+1", "-", "1e", "0x1",
+     ",", "]", "}", "{", "[", '"', "\\", "\\ud800", '"\\ud800"', "\x00", "\x1f", "\u00a0", "\f",
+     "true", "nul", "//", "/*", "123456789012345678901234567890", ":", '"a":1'],
+)  # fmt: skip
+
+
+@_MANY
+@given(_written(), st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 3), _JUNK), max_size=3))
+def test_fast_reader_never_accepts_what_the_exact_reader_refuses(
+    text: str, edits: list[tuple[int, int, str]]
+) -> None:
+    for where, cut, junk in edits:
+        at = where % (len(text) + 1)
+        text = text[:at] + junk + text[at + cut :]
+    agrees(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"a": 1, "a": 2}', "a repeated key"),
+        ('{"x": {"b": [], "c": 1, "b": "::"}}', "a repeated key, nested"),
+        ('{"a\\u003a": 1, "a:": 2}', "keys equal once the escape is read"),
+        ('{"a": 1, "a": 2, "x": "\\u003a"}', "a repeated key, an escaped colon to make up"),
+        ("18446744073709551616", "an integer past 64 bits"),
+        ("[-9223372036854775809]", "an integer past 64 bits, negative"),
+        ('{"h": "1234567890123456789"}', "19 digits in a string: undecided, not wrong"),
+        ("[NaN]", "a constant JSON lacks"),
+        ("1e400", "a number past the float range"),
+        ('"\\ud800"', "a lone surrogate"),
+        ("[1,]", "a syntax error"),
+    ],
+)
+def test_fast_reader_leaves_these_to_the_exact_reader(text: str, why: str) -> None:
+    assert fast_json(text) is _UNDECIDED, why
+
+
+def test_fast_reader_decides_ordinary_records() -> None:
+    text = '{"id": "D-001", "n": 922337203685477580, "x": -0.0, "at": "12:00", "t": ["a:b"]}'
+    assert same(fast_json(text), json.loads(text))
+
+
+def test_long_integers_are_exact_either_way() -> None:
+    digits = "9" * 5000
+    data, problems = loading._parse_json("x.json", f'{{"n": {digits}}}', Limits())
+    assert problems == [] and data == {"n": Decimal(digits)}
+
+
+@given(st.one_of(_written(), _with_repeated_keys()))
+def test_parse_is_the_same_with_and_without_orjson(text: str) -> None:
+    raw = text.encode()
+    fast = loading.parse("x.json", Format.JSON, raw)
+    saved = loading._orjson
+    loading._orjson = None  # type: ignore[assignment]
+    try:
+        exact = loading.parse("x.json", Format.JSON, raw)
+    finally:
+        loading._orjson = saved
+    assert fast.problems == exact.problems
+    assert fast.ok == exact.ok and same(fast.data, exact.data)
+
+
+_NESTING = st.text(st.sampled_from('[]{}"\\ a:,\n'), max_size=80)
+
+
+@_MANY
+@given(_NESTING, st.integers(0, 6))
+def test_depth_check_agrees_with_the_token_scan(text: str, limit: int) -> None:
+    assert json_too_deep(text, limit) == _first_too_deep(text, limit)
+
+
+@given(st.integers(1, 100), st.integers(1, 100))
+def test_depth_check_finds_the_first_bracket_too_deep(depth: int, limit: int) -> None:
+    text = '{"a": "[[[", "b": ' + "[" * depth + "]" * depth + "}"
+    start = text.index('"b": ') + len('"b": ')
+    expected = start + limit - 1 if depth + 1 > limit else None
+    assert json_too_deep(text, limit) == expected
