@@ -1,10 +1,12 @@
-"""The fast readers agree with the exact ones: orjson with the standard library's json.
+"""The cold run's shortcuts agree with the exact paths they stand in for.
 
 Whenever :func:`agent_lint.loading.fast_json` decides a document, the exact
 reader (``json`` with hooks) must read the same data, types included; every
 other document must be left to the exact reader, which then makes the
 findings. Checked on generated documents, written in many styles, with
 repeated keys, long integers and escaped colons, and on malformed ones.
+The walk's shortcut for ordinary names and folders must never pass a name
+the name checks have something to say about.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from hypothesis import given, settings
 
 from agent_lint import loading
 from agent_lint.config import Limits
+from agent_lint.discovery import _distinct_ascii, ordinary_name
 from agent_lint.kinds import Format
 from agent_lint.loading import _UNDECIDED, _exact_json, _first_too_deep, fast_json, json_too_deep
+from agent_lint.validators import storage
 
 pytest.importorskip("orjson")
 
@@ -190,3 +194,41 @@ def test_depth_check_finds_the_first_bracket_too_deep(depth: int, limit: int) ->
     start = text.index('"b": ') + len('"b": ')
     expected = start + limit - 1 if depth + 1 > limit else None
     assert json_too_deep(text, limit) == expected
+
+
+_NAME_PARTS = st.sampled_from(
+    ["a", "Z", "0", "_", "-", ".", " ", "~", "#", ".#", ".tmp", ".TeMp", ".tmp-1", ".swp", ".swq",
+     ".SWP", "con", "CoM1", "lpt9", "nul", "AUX", "com¹", "ß", "é", "e\u0301", "K", "ſ",
+     ":", "\x01"]
+)  # fmt: skip
+_NAMES = st.one_of(
+    st.lists(_NAME_PARTS, min_size=1, max_size=5).map("".join),
+    st.text(min_size=1, max_size=12),
+)
+
+
+@_MANY
+@given(_NAMES)
+def test_ordinary_names_are_ones_the_name_checks_pass(name: str) -> None:
+    if ordinary_name(name):
+        assert storage.unportable_name(name, name) is None
+        assert storage.temporary_file(name, name) is None
+
+
+@pytest.mark.parametrize("name", ["D-001.json", "H-0001.json", "meta.json", "turns", ".gitkeep"])
+def test_ordinary_names_take_the_shortcut(name: str) -> None:
+    assert ordinary_name(name)
+
+
+@pytest.mark.parametrize("name", ["x.json.tmp", ".a.swp", "CON.json", "a.", "a~", "#a#", "a:b"])
+def test_names_with_something_to_say_do_not(name: str) -> None:
+    assert not ordinary_name(name)
+
+
+@_MANY
+@given(st.lists(_NAMES, max_size=6, unique=True))
+def test_distinct_ascii_folders_have_no_collisions(names: list[str]) -> None:
+    if _distinct_ascii(names):
+        assert list(storage.collisions("f", names)) == []
+    else:
+        assert not all(map(str.isascii, names)) or list(storage.collisions("f", names))
