@@ -232,3 +232,84 @@ def test_distinct_ascii_folders_have_no_collisions(names: list[str]) -> None:
         assert list(storage.collisions("f", names)) == []
     else:
         assert not all(map(str.isascii, names)) or list(storage.collisions("f", names))
+
+
+# -- YAML: the reader's shortcut for plain scalars -------------------------------------------
+
+_YAML_WORDS = st.sampled_from(
+    ["yes", "No", "on", "OFF", "y", "~", "null", "Null", "", "true", "FALSE", "0o17", "017",
+     "0x1F", "0b101", "1_000", "1:30", "-.inf", ".NaN", "1e3", "-2.5", "+1", "12345678901234567890",
+     "2026-11-01", "2026-11-01T09:00:00Z", "<<", "a b", "x:y", "- z", "#c", "'q'", "\u2028", "é"]
+)  # fmt: skip
+_YAML_SCALARS = st.one_of(_YAML_WORDS, st.integers(), st.booleans(), st.none(), st.text(max_size=6))
+_YAML_VALUES = st.recursive(
+    _YAML_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(_YAML_WORDS | _TEXT, inner, max_size=4)
+    ),
+    max_leaves=15,
+)
+
+
+@st.composite
+def _yaml_documents(draw: st.DrawFn) -> str:
+    """YAML written by PyYAML in one of its styles, or by hand with plain words, anchors,
+    aliases, merges, tags, repeated keys and a version directive."""
+    import yaml
+
+    if draw(st.booleans()):
+        return yaml.safe_dump(
+            draw(_YAML_VALUES),
+            default_flow_style=draw(st.sampled_from([None, True, False])),
+            allow_unicode=draw(st.booleans()),
+            default_style=draw(st.sampled_from([None, None, "'", '"'])),
+        )
+    word = st.one_of(_YAML_WORDS.filter(lambda w: w.strip() == w and w[:1] not in "-#'"), _TEXT)
+    lines = []
+    for number in range(draw(st.integers(1, 6))):
+        key = draw(word.filter(lambda w: w.isalnum() or w in ("<<", "~", "")))
+        form = draw(st.integers(0, 6))
+        if form == 0:
+            lines.append(f"k{number}: &a{number} {{x: 1, y: [1, 2]}}")
+        elif form == 1:
+            lines.append(f"k{number}: *a{draw(st.integers(0, number))}")
+        elif form == 2:
+            lines.append(f"m{number}:\n  <<: *a{draw(st.integers(0, number))}\n  y: 3")
+        elif form == 3:
+            tag = draw(st.sampled_from(["!!str", "!!int", "!!float", "!", "!!bool", "!!null"]))
+            lines.append(f"t{number}: {tag} {json.dumps(draw(word))}")
+        elif form == 4:
+            lines.append(f"s{number}:\n  - {json.dumps(draw(word))}\n  - [{draw(word)!r}]")
+        else:
+            lines.append(f"{json.dumps(key)}: {draw(word)}")
+    head = draw(st.sampled_from(["", "%YAML 1.1\n---\n", "---\n"]))
+    return head + "\n".join(lines) + "\n"
+
+
+def _yaml_outcome(text: str, place: bool = True) -> tuple[str, Any]:
+    from agent_lint.yamlsafe import DuplicateKey, LimitExceeded, YamlProblem, _Reader
+
+    saved = _Reader._place
+    if not place:
+        _Reader._place = lambda self, event, top: False  # type: ignore[method-assign]
+    try:
+        return ("data", _Reader(Limits(max_depth=6, max_yaml_alias_nodes=15)).read(text))
+    except DuplicateKey as exc:
+        return ("duplicate", exc.index)
+    except LimitExceeded as exc:
+        return ("limit", exc.index)
+    except YamlProblem as exc:
+        return ("problem", exc.index)
+    finally:
+        _Reader._place = saved  # type: ignore[method-assign]
+
+
+@_MANY
+@given(_yaml_documents())
+def test_plain_scalars_are_placed_as_the_event_reader_places_them(text: str) -> None:
+    fast, exact = _yaml_outcome(text), _yaml_outcome(text, place=False)
+    assert fast[0] == exact[0], text
+    if fast[0] == "data":
+        assert same(fast[1], exact[1]), text
+    else:
+        assert fast[1] == exact[1], text
