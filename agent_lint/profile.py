@@ -204,7 +204,8 @@ class Profile:
         """The kind of the file at ``relpath`` (relative to the store), or None."""
         if relpath.endswith(".json") and self.support_file(relpath):
             return None
-        for kind in self.kinds:
+        by_top, anywhere = self._kinds_by_top
+        for kind in by_top.get(relpath.split("/", 1)[0], anywhere):
             m = kind.path.match(relpath)
             if m:
                 groups = m.groupdict()
@@ -212,6 +213,28 @@ class Profile:
                     groups = {k: v for k, v in groups.items() if v is not None}
                 return Match(kind, groups)
         return None
+
+    @functools.cached_property
+    def _kinds_by_top(self) -> tuple[dict[str, tuple[Kind, ...]], tuple[Kind, ...]]:
+        """The kinds a path may be of, in order, by its first folder; and those of any path.
+
+        A kind whose pattern begins with a literal folder (``decisions/``) matches
+        only paths in it; every other kind is tried on every path.
+        """
+        tops = []
+        for kind in self.kinds:
+            literal = _LITERAL_TOP.match(kind.path.pattern)
+            plain = literal is not None and not kind.path.flags & re.IGNORECASE
+            tops.append(literal.group(1) if plain and literal is not None else None)
+        anywhere = tuple(kind for kind, top in zip(self.kinds, tops, strict=True) if top is None)
+        by_top = {
+            folder: tuple(
+                kind for kind, top in zip(self.kinds, tops, strict=True) if top in (None, folder)
+            )
+            for folder in set(tops) - {None}
+            if folder is not None
+        }
+        return by_top, anywhere
 
     def in_record_folder(self, relpath: str) -> bool:
         """True when ``relpath`` lies under one of the record folders."""
@@ -240,6 +263,10 @@ class Profile:
     def where(self) -> str:
         """Where the profile's store is looked for, in words (for messages)."""
         return "; or ".join(marker.describe() for marker in self.markers)
+
+
+#: The literal first folder of a compiled path pattern (see :func:`agent_lint.kinds.whole`).
+_LITERAL_TOP = re.compile(r"\^\(\?:([A-Za-z0-9_-]+)/")
 
 
 def compile_path(pattern: str) -> re.Pattern[str]:

@@ -313,3 +313,52 @@ def test_plain_scalars_are_placed_as_the_event_reader_places_them(text: str) -> 
         assert same(fast[1], exact[1]), text
     else:
         assert fast[1] == exact[1], text
+
+
+# -- classifying a path: the kinds tried by first folder, against every kind in order ----------
+
+_SEGMENTS = st.sampled_from(
+    ["conversations", "C-1", "handoffs", "H-001.json", "meta.json", "turns", "0001.yaml",
+     "decisions", "D-001.json", "index.json", "missions", "M-1", "mission.json", "memory",
+     "MEM-1.json", "agents", "a.md", "session-ref.json", "state.json", ".pi", "agent", "pbot",
+     "subagents", "descriptor.json", "teams", "team.json", "history", "notes.md",
+     "20260101-120000.md", "Decisions", "x", ""]
+)  # fmt: skip
+
+
+def _every_kind_in_order(profile: Any, relpath: str) -> tuple[str, dict[str, str]] | None:
+    if relpath.endswith(".json") and profile.support_file(relpath):
+        return None
+    for kind in profile.kinds:
+        found = kind.path.match(relpath)
+        if found:
+            return kind.name, {k: v for k, v in found.groupdict().items() if v is not None}
+    return None
+
+
+def _classified(profile: Any, relpath: str) -> tuple[str, dict[str, str]] | None:
+    match = profile.classify(relpath)
+    return None if match is None else (match.kind.name, dict(match.groups))
+
+
+@settings(max_examples=60)
+@given(st.lists(_SEGMENTS, min_size=1, max_size=6).map("/".join))
+def test_classify_agrees_with_trying_every_kind(relpath: str) -> None:
+    from agent_lint.profiles import builtin
+
+    for profile in builtin():
+        assert _classified(profile, relpath) == _every_kind_in_order(profile, relpath), relpath
+
+
+def test_classify_agrees_with_trying_every_kind_on_the_fixtures() -> None:
+    from pathlib import Path
+
+    from agent_lint.profiles import builtin
+
+    root = Path(__file__).resolve().parent.parent / "fixtures"
+    paths = {p.relative_to(top).as_posix() for top in root.glob("*/*") for p in top.rglob("*")}
+    paths |= {path.split("/", 1)[1] for path in paths if "/" in path}  # inside the store
+    assert len(paths) > 200
+    for profile in builtin():
+        for relpath in paths:
+            assert _classified(profile, relpath) == _every_kind_in_order(profile, relpath)
