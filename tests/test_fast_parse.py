@@ -56,8 +56,11 @@ def agrees(text: str) -> bool:
     return True
 
 
-#: Enough examples for a differential test to meet the rare cases, still a second or two.
-_MANY = settings(max_examples=150)
+#: Enough examples for a differential test to meet the rare cases: a second or two each,
+#: so out of the fast inner loop (``-m "not slow"``).
+def _MANY(test: Any) -> Any:
+    return pytest.mark.slow(settings(max_examples=150)(test))
+
 
 _INTS = st.one_of(
     st.integers(-(2**63), 2**64),
@@ -362,3 +365,18 @@ def test_classify_agrees_with_trying_every_kind_on_the_fixtures() -> None:
     for profile in builtin():
         for relpath in paths:
             assert _classified(profile, relpath) == _every_kind_in_order(profile, relpath)
+
+
+_NUMBERS = st.builds(
+    "{}{}{}{}".format,
+    st.sampled_from(["", "-"]),
+    st.integers(0, 10**10),
+    st.just("") | st.integers(0, 10**9).map(".{:09d}".format),
+    st.just("") | st.builds("e{}{}".format, st.sampled_from(["", "+", "-"]), st.integers(0, 330)),
+)
+
+
+@_MANY
+@given(st.lists(_NUMBERS, min_size=1, max_size=8))
+def test_fast_reader_rounds_numbers_as_python_does(numbers: list[str]) -> None:
+    agrees("[" + ", ".join(numbers) + "]")
