@@ -218,21 +218,17 @@ class Profile:
     def _kinds_by_top(self) -> tuple[dict[str, tuple[Kind, ...]], tuple[Kind, ...]]:
         """The kinds a path may be of, in order, by its first folder; and those of any path.
 
-        A kind whose pattern begins with a literal folder (``decisions/``) matches
-        only paths in it; every other kind is tried on every path.
+        A kind whose pattern is a plain sequence (no ``|``, case kept) that
+        begins with a literal folder (``decisions/``) matches only paths in it;
+        every other kind is tried on every path.
         """
-        tops = []
-        for kind in self.kinds:
-            literal = _LITERAL_TOP.match(kind.path.pattern)
-            plain = literal is not None and not kind.path.flags & re.IGNORECASE
-            tops.append(literal.group(1) if plain and literal is not None else None)
-        anywhere = tuple(kind for kind, top in zip(self.kinds, tops, strict=True) if top is None)
+        tops = [_literal_top(kind.path) for kind in self.kinds]
+        pairs = list(zip(self.kinds, tops, strict=True))
+        anywhere = tuple(kind for kind, top in pairs if top is None)
+        folders = {top for top in tops if top is not None}
         by_top = {
-            folder: tuple(
-                kind for kind, top in zip(self.kinds, tops, strict=True) if top in (None, folder)
-            )
-            for folder in set(tops) - {None}
-            if folder is not None
+            folder: tuple(kind for kind, top in pairs if top in (None, folder))
+            for folder in folders
         }
         return by_top, anywhere
 
@@ -267,6 +263,14 @@ class Profile:
 
 #: The literal first folder of a compiled path pattern (see :func:`agent_lint.kinds.whole`).
 _LITERAL_TOP = re.compile(r"\^\(\?:([A-Za-z0-9_-]+)/")
+
+
+def _literal_top(path: re.Pattern[str]) -> str | None:
+    """The folder every path ``path`` matches starts in, when its pattern says so plainly."""
+    if "|" in path.pattern or path.flags & re.IGNORECASE:
+        return None
+    literal = _LITERAL_TOP.match(path.pattern)
+    return None if literal is None else literal.group(1)
 
 
 def compile_path(pattern: str) -> re.Pattern[str]:

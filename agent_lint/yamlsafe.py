@@ -396,8 +396,11 @@ class _Reader:
         )
 
     def _place(self, event: Any, top: _Open) -> bool:
-        """Place an untagged, unanchored scalar in ``top`` as :meth:`_scalar` would; False
-        (nothing done) for a merge key or a value of one, and ``<<`` anywhere."""
+        """Place an untagged, unanchored scalar in ``top`` as :meth:`_scalar` would.
+
+        False, with nothing done, for ``<<`` and for the value of a merge key:
+        :meth:`_scalar` places those.
+        """
         text = event.value
         if text == "<<":
             return False
