@@ -11,15 +11,16 @@ import gc
 import os
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
-from agent_lint import fixer, gitgate, gittree
+from agent_lint import fixer, gitgate, gittree, workers
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
 from agent_lint.cache import Cache, RunCache, Span, content_digest
-from agent_lint.config import ConfigError, Limits, load_config
+from agent_lint.config import Config, ConfigError, Limits, load_config
 from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
     Entry,
@@ -52,6 +53,7 @@ from agent_lint.result import LintResult
 from agent_lint.rules import rules_by_code
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
+from agent_lint.validators import FileCheck
 from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
@@ -149,6 +151,7 @@ def lint_target(
     replay: Replay | None = None,
     record: Replay | None = None,
     cache: Cache | None = None,
+    jobs: int | None = 1,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
@@ -170,7 +173,9 @@ def lint_target(
     (files are not read again to place them). ``record`` collects what the pass over
     files saw; a ``replay`` of it stands in for that pass (see :class:`Replay`).
     With ``cache``, a file whose outcome is kept for its content is not checked
-    again (see :mod:`agent_lint.cache`); the output is the same.
+    again (see :mod:`agent_lint.cache`); the output is the same. ``jobs`` is how
+    many processes may check files (None: ``auto``; see :mod:`agent_lint.workers`);
+    the output is the same for any number.
     """
     base = base or target.config.base
     if staged and not base:
@@ -197,6 +202,7 @@ def lint_target(
             replay,
             record,
             cache,
+            jobs,
         )
     finally:
         gc.set_threshold(*collector)
@@ -218,6 +224,7 @@ def _lint_target(
     replay: Replay | None = None,
     record: Replay | None = None,
     cache: Cache | None = None,
+    jobs: int | None = 1,
 ) -> LintResult:
     config = target.config
     profile = extend(profile_for(target), config.kinds)
@@ -244,7 +251,13 @@ def _lint_target(
     holds_state = False
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
-    for step in _steps(target, fs, profile, replay):
+    steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
+    ahead: dict[str, Checked | None] = {}  # files checked ahead of the loop, by processes
+    if jobs != 1 and replay is None and fs.on_disk:
+        steps = list(steps)
+        check = _FileChecker(profile, config, schemas, file_checks, stored)
+        ahead = _check_ahead(steps, jobs, check)
+    for step in steps:
         if record is not None:
             record.entries.append(step)
         entry, path, match = step
@@ -288,6 +301,15 @@ def _lint_target(
                 checked = stored.get(path, kept, yaml_spent, entry.stamp)
                 if checked is not None:
                     digests[path] = kept
+        early = ahead.pop(path, None) if checked is None else None
+        if early is not None:
+            if stored is not None:
+                digests[path] = early.digest
+                checked = stored.get(path, early.digest, yaml_spent, entry.stamp)
+            if checked is None:
+                checked = early.at(yaml_spent, limits)
+                if checked is not None and stored is not None:
+                    stored.put(path, early.digest, yaml_spent, checked, entry.stamp)
         if checked is None:
             raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
             if raw is None:
@@ -404,6 +426,112 @@ def _steps(
     root = str(target.root)
     for entry in walk(target, fs, profile.walk_folders):
         yield entry, relative(entry.path, root), profile.classify(entry.relpath)
+
+
+def _check_ahead(
+    steps: list[tuple[Entry, str, Match | None]], jobs: int | None, check: _FileChecker
+) -> dict[str, Checked | None]:
+    """The files the loop would check, checked by ``jobs`` processes, by path; empty when
+    one process is enough (see :func:`agent_lint.workers.processes_for`)."""
+    pending = [step for step in steps if check.wanted(step)]
+    processes = workers.processes_for(jobs, len(pending))
+    if processes <= 1:
+        return {}
+    done = workers.map_slices(check, pending, processes)
+    return {path: result for (_, path, _), result in zip(pending, done, strict=True)}
+
+
+class Checked(NamedTuple):
+    """A file read and checked ahead of the loop, by any process of the run.
+
+    ``digest`` is its content hash when the run has a cache (else ``""``);
+    ``outcome`` is None when the cache holds one for that content; ``spent``
+    is the YAML budget its process had spent before it.
+    """
+
+    digest: str
+    outcome: FileOutcome | None
+    spent: int
+
+    def at(self, spent: int, limits: Limits) -> FileOutcome | None:
+        """The outcome as the loop would get it with ``spent`` of the YAML budget spent
+        before the file; None when the budget could make it differ (the loop checks again).
+
+        The rule is the cache's: the outcome stands when its YAML was charged and
+        still fits, or when no YAML document could have gone past the budget.
+        """
+        if self.outcome is None:
+            return None
+        charge = self.outcome.yaml_spent - self.spent
+        total = limits.max_yaml_total_bytes
+        if charge <= 0 and self.spent + limits.max_yaml_bytes > total:
+            return None
+        if spent + charge > total:
+            return None
+        return self.outcome._replace(yaml_spent=spent + charge)
+
+
+class _FileChecker:
+    """The per-file step of the loop for a slice of files, as worker processes run it.
+
+    It reads, hashes and checks each file as the loop would, spending its own
+    YAML budget from zero (see :meth:`Checked.at`); a file it cannot read is
+    left to the loop (None), which reports it.
+    """
+
+    def __init__(
+        self,
+        profile: Profile,
+        config: Config,
+        schemas: SchemaStore,
+        checks: Sequence[FileCheck],
+        stored: RunCache | None,
+    ) -> None:
+        self.profile = profile
+        self.config = config
+        self.schemas = schemas
+        self.checks = checks
+        self.stored = stored
+
+    def wanted(self, step: tuple[Entry, str, Match | None]) -> bool:
+        """Whether the loop would read and check this step's file (its outcome is not kept)."""
+        entry, path, match = step
+        if entry.problem is not None or entry.unread:
+            return False
+        if match is None and not self.profile.is_data_file(entry.relpath):
+            return False
+        return self.stored is None or self.stored.unchanged(path, entry.stamp) is None
+
+    def __call__(self, steps: Sequence[tuple[Entry, str, Match | None]]) -> list[Checked | None]:
+        """One result per step, in order."""
+        limit = self.config.limits.max_file_bytes
+        spent = 0
+        results: list[Checked | None] = []
+        for entry, path, match in steps:
+            raw, _ = read_file(entry.path, path, limit)
+            if raw is None:
+                results.append(None)
+                continue
+            digest = ""
+            if self.stored is not None:
+                digest = content_digest(raw)
+                if self.stored.holds(path, digest):
+                    results.append(Checked(digest, None, spent))
+                    continue
+            outcome = check_file(
+                self.profile,
+                self.config,
+                self.schemas,
+                self.checks,
+                path,
+                entry.relpath,
+                match,
+                raw,
+                spent,
+            )
+            results.append(Checked(digest, outcome, spent))
+            spent = outcome.yaml_spent
+        return results
 
 
 def _replayed(replay: Replay | None, path: str) -> FileOutcome | None:
@@ -629,6 +757,7 @@ def lint_paths(
     replay: LintResult | None = None,
     rewritten: Collection[str] = (),
     cache: Cache | None = None,
+    jobs: int | None = 1,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -638,6 +767,7 @@ def lint_paths(
     ``profile`` (``--profile``) names the profile; by default it is detected.
     A path where no profile's markers match is a notice, not an error.
     ``cache`` keeps per-file outcomes between runs (the caller saves it).
+    ``jobs`` is how many processes may check files (None: ``auto``).
 
     With ``record``, the result keeps what each repository's pass over files
     saw (:attr:`LintResult.replays`). Given such a result as ``replay`` and
@@ -691,6 +821,7 @@ def lint_paths(
             replay=prior.again(target, written[target.root]) if prior and written else None,
             record=kept,
             cache=cache,
+            jobs=jobs,
         )
         if kept is not None:
             result.replays[key] = kept
