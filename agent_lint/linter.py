@@ -7,10 +7,11 @@ dropped. Positions are computed afterwards, only for files with findings.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import posixpath
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -187,6 +188,7 @@ def lint_target(
     own = gittree.RecordHistory(target, base) if history is None and fs.on_disk else None
     collector = gc.get_threshold()
     gc.set_threshold(*RUN_GC_THRESHOLD)
+    forked = contextlib.ExitStack()  # worker processes end with the run, however it ends
     try:
         return _lint_target(
             target,
@@ -203,8 +205,10 @@ def lint_target(
             record,
             cache,
             jobs,
+            forked,
         )
     finally:
+        forked.close()
         gc.set_threshold(*collector)
         if own is not None:
             own.close()
@@ -225,6 +229,7 @@ def _lint_target(
     record: Replay | None = None,
     cache: Cache | None = None,
     jobs: int | None = 1,
+    forked: contextlib.ExitStack | None = None,
 ) -> LintResult:
     config = target.config
     profile = extend(profile_for(target), config.kinds)
@@ -252,11 +257,13 @@ def _lint_target(
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
     steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
-    ahead: dict[str, Checked | None] = {}  # files checked ahead of the loop, by processes
+    ahead = _CheckedAhead()  # files other processes check while this loop runs
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
         check = _FileChecker(profile, config, schemas, file_checks, stored)
-        ahead = _check_ahead(steps, jobs, check)
+        ahead = _CheckedAhead(steps, jobs, check)
+        if forked is not None:
+            forked.callback(ahead.close)
     for step in steps:
         if record is not None:
             record.entries.append(step)
@@ -301,7 +308,7 @@ def _lint_target(
                 checked = stored.get(path, kept, yaml_spent, entry.stamp)
                 if checked is not None:
                     digests[path] = kept
-        early = ahead.pop(path, None) if checked is None else None
+        early = ahead.take(path) if checked is None else None
         if early is not None:
             if stored is not None:
                 digests[path] = early.digest
@@ -353,6 +360,7 @@ def _lint_target(
         holds_state = holds_state or checked.shows_state
         for facts in checked.facts:
             index.add(facts)
+    ahead.close()
     if not holds_state:
         name = agent_prefix if agent_prefix != "." else target.agent_dir.name
         gate_ran = "; the append-only gate still ran" if base else ""
@@ -428,17 +436,44 @@ def _steps(
         yield entry, relative(entry.path, root), profile.classify(entry.relpath)
 
 
-def _check_ahead(
-    steps: list[tuple[Entry, str, Match | None]], jobs: int | None, check: _FileChecker
-) -> dict[str, Checked | None]:
-    """The files the loop would check, checked by ``jobs`` processes, by path; empty when
-    one process is enough (see :func:`agent_lint.workers.processes_for`)."""
-    pending = [step for step in steps if check.wanted(step)]
-    processes = workers.processes_for(jobs, len(pending))
-    if processes <= 1:
-        return {}
-    done = workers.map_slices(check, pending, processes)
-    return {path: result for (_, path, _), result in zip(pending, done, strict=True)}
+class _CheckedAhead:
+    """The results of the files other processes check, taken in the loop's order.
+
+    The files the loop will check (:meth:`_FileChecker.wanted`) are dealt out
+    to ``jobs`` processes (see :mod:`agent_lint.workers`); the loop asks
+    :meth:`take` for each file it is about to check and checks it itself when
+    the answer is None: its own share, a file a child could not read or check.
+    """
+
+    def __init__(
+        self,
+        steps: Sequence[tuple[Entry, str, Match | None]] = (),
+        jobs: int | None = 1,
+        check: _FileChecker | None = None,
+    ) -> None:
+        pending = [step for step in steps if check is not None and check.wanted(step)]
+        self.paths = deque(path for _, path, _ in pending)
+        processes = 1 if check is None else workers.processes_for(jobs, len(pending))
+        self.results: workers.Ahead[Checked | None] = workers.Ahead(
+            check or _nothing, pending, processes
+        )
+
+    def take(self, path: str) -> Checked | None:
+        """What another process found for ``path``, the loop's next file to check; None when
+        the loop checks it itself."""
+        if self.results.processes == 1 or not self.paths or self.paths[0] != path:
+            return None
+        self.paths.popleft()
+        return self.results.take()
+
+    def close(self) -> None:
+        """End the worker processes."""
+        self.results.close()
+
+
+def _nothing(steps: Sequence[tuple[Entry, str, Match | None]]) -> Iterator[Checked | None]:
+    """No results (a run of one process forks no worker)."""
+    return iter(())
 
 
 class Checked(NamedTuple):
@@ -502,21 +537,22 @@ class _FileChecker:
             return False
         return self.stored is None or self.stored.unchanged(path, entry.stamp) is None
 
-    def __call__(self, steps: Sequence[tuple[Entry, str, Match | None]]) -> list[Checked | None]:
+    def __call__(
+        self, steps: Sequence[tuple[Entry, str, Match | None]]
+    ) -> Iterator[Checked | None]:
         """One result per step, in order."""
         limit = self.config.limits.max_file_bytes
         spent = 0
-        results: list[Checked | None] = []
         for entry, path, match in steps:
             raw, _ = read_file(entry.path, path, limit)
             if raw is None:
-                results.append(None)
+                yield None
                 continue
             digest = ""
             if self.stored is not None:
                 digest = content_digest(raw)
                 if self.stored.holds(path, digest):
-                    results.append(Checked(digest, None, spent))
+                    yield Checked(digest, None, spent)
                     continue
             outcome = check_file(
                 self.profile,
@@ -529,9 +565,8 @@ class _FileChecker:
                 raw,
                 spent,
             )
-            results.append(Checked(digest, outcome, spent))
+            yield Checked(digest, outcome, spent)
             spent = outcome.yaml_spent
-        return results
 
 
 def _replayed(replay: Replay | None, path: str) -> FileOutcome | None:

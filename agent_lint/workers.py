@@ -1,24 +1,26 @@
 """Forked worker processes for the per-file step: the same results as one process, sooner.
 
-A run with ``--jobs`` above 1 hands slices of the files to check to worker
-processes forked from itself (the run's own process takes a slice too, so
-its share of the results needs no transfer). Each worker inherits the run's
-settings, schemas and the list of files through the fork, runs the per-file
-step on its slice in order, and sends its results back as one pickle stream
-on a pipe. Results are returned in the order of the items, whichever process
-computed them, so a caller merges them exactly as one process would.
+A run with ``--jobs`` above 1 deals the files it has to check out to its
+processes in turn: item ``i`` goes to process ``i % processes``. Process 0
+is the run's own: it checks its items itself, in its loop, as a run with
+one process does. The others are children forked from it once the walk is
+done; each inherits the run's settings, schemas and the list of files
+through the fork, checks its items in order and streams the results back
+on a pipe, a few at a time, while the run's loop merges what has arrived.
+:meth:`Ahead.take` hands the loop the results in the items' order, so the
+findings, facts and files are merged exactly as one process merges them.
 
-Pickle is used only between agent-lint's own processes: the parent unpickles
-what a child it forked a moment earlier produced from values agent-lint
-built (strings, numbers and agent-lint's own frozen records); nothing read
-from the repository is ever unpickled, and no pickle crosses a file or a
-network. A worker that fails (an exception, a signal, a stream cut short)
-is not trusted: its slice is computed again by the parent, so the outcome,
-or the error, is the one a single process gives.
+Pickle is used only between agent-lint's own processes: the run unpickles
+what a child it forked produced from values agent-lint built (strings,
+numbers and agent-lint's own frozen records); nothing read from the
+repository is ever unpickled, and no pickle crosses a file or a network. A
+child that fails (an exception, a signal, a stream cut short) is not
+trusted any further: its remaining items are left to the run's own loop,
+so the outcome, or the error, is the one a single process gives.
 
-Forking is only done where it is safe and cheap: a POSIX system with
-:func:`os.fork` and a process with no other thread (a fork copies only the
-calling thread). Elsewhere, as on Windows, a run uses one process.
+Forking is only done where it is safe: a POSIX system with :func:`os.fork`
+and a process with no other thread (a fork copies only the calling thread).
+Elsewhere, as on Windows, a run uses one process.
 """
 
 from __future__ import annotations
@@ -28,10 +30,17 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any, Generic, TypeVar
 
-__all__ = ["MIN_FILES_PER_PROCESS", "available_cores", "can_fork", "map_slices", "processes_for"]
+__all__ = [
+    "MIN_FILES_PER_PROCESS",
+    "Ahead",
+    "available_cores",
+    "can_fork",
+    "processes_for",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -39,6 +48,10 @@ R = TypeVar("R")
 #: With ``--jobs auto``, each process gets at least this many files to check; below
 #: twice this, a run uses one process (measured: see the README's ``--jobs``).
 MIN_FILES_PER_PROCESS = 1_000
+#: Results a child pickles and sends at once.
+CHUNK = 32
+#: The pipe buffer asked for (Linux), so a child can run this far ahead of the loop.
+PIPE_BYTES = 1 << 20
 
 
 def available_cores() -> int:
@@ -70,97 +83,124 @@ def processes_for(jobs: int | None, files: int) -> int:
     return wanted
 
 
-def map_slices(
-    work: Callable[[Sequence[T]], list[R]], items: Sequence[T], processes: int
-) -> list[R]:
-    """``work`` applied to ``items`` in ``processes`` processes, results in the items' order.
+class _Child:
+    """A forked child's end of the pipe: its results, read a chunk at a time."""
 
-    ``work`` takes a slice of the items, in order, and returns one result per
-    item; it may keep state from one item to the next within its slice. Items
-    are dealt out in turn (item ``i`` to slice ``i % processes``), so each
-    slice gets the same mix of files. The calling process computes slice 0;
-    forked children compute the others and send their results back. A child
-    that fails has its slice computed here instead.
-    """
-    if processes <= 1 or len(items) < 2:
-        return work(items)
-    slices = [items[start::processes] for start in range(processes)]
-    children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
-    # Buffered output would be written again by each child's exit otherwise.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        for number in range(1, len(slices)):
-            children.append(_fork(work, slices[number], [fd for _, fd in children]))
-        results: list[list[R] | None] = [work(slices[0])]
-        while children:
-            results.append(_receive(*children.pop(0)))
-    finally:
-        for pid, fd in children:  # the parent's own slice raised: end the children
-            _end(pid, fd)
-    merged: list[R] = [None] * len(items)  # type: ignore[list-item]
-    for number, got in enumerate(results):
-        if got is None or len(got) != len(slices[number]):
-            got = work(slices[number])
-        merged[number :: len(slices)] = got
-    return merged
+    def __init__(self, pid: int, stream: IO[bytes]) -> None:
+        self.pid = pid
+        self.stream: IO[bytes] | None = stream
+        self.ready: deque[Any] = deque()
 
-
-def _fork(
-    work: Callable[[Sequence[T]], list[R]], items: Sequence[T], inherited: list[int]
-) -> tuple[int, int]:
-    """Start a child that computes ``work(items)`` and pickles the results to a pipe."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        status = 1
-        try:
-            os.close(read_end)
-            for fd in inherited:
-                os.close(fd)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            results = work(items)
+    def next(self) -> Any:
+        """The child's next result; None once it has failed (the loop checks the item itself)."""
+        if not self.ready and self.stream is not None:
             import pickle
 
-            with os.fdopen(write_end, "wb") as stream:
-                pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        except BaseException:  # the parent computes this slice again
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return pid, read_end
+            try:
+                chunk = pickle.load(self.stream)
+                if type(chunk) is not list or not chunk:
+                    raise ValueError("a chunk of results is a non-empty list")
+                self.ready.extend(chunk)
+            except Exception:  # a stream cut short: nothing more is taken from this child
+                self.end()
+        return self.ready.popleft() if self.ready else None
+
+    def end(self) -> None:
+        """Stop the child (if it still runs), close its pipe and reap it."""
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        stream.close()
+        with contextlib.suppress(OSError):
+            os.waitpid(self.pid, 0)
 
 
-def _receive(pid: int, fd: int) -> list[R] | None:
-    """A child's results, or None when it failed (its exit status is not 0)."""
-    import pickle  # only a run that forks needs it
+class Ahead(Generic[R]):
+    """Results of ``work`` on ``items``, computed by forked children, taken in the items' order.
 
-    results: list[R] | None = None
-    status = 1
-    reaped = False
-    try:
+    ``work`` takes a child's share of the items, in order, and yields one
+    result per item; it may keep state from one item to the next. Items of
+    the calling process's own share (and of a child that failed) have no
+    result here: :meth:`take` gives None for them, and the caller checks
+    them itself. With one process, nothing is forked and every result is None.
+    """
+
+    def __init__(
+        self, work: Callable[[Sequence[T]], Iterable[R]], items: Sequence[T], processes: int
+    ) -> None:
+        self.processes = max(1, min(processes, len(items)))
+        self.taken = 0
+        self.children: list[_Child] = []
+        if self.processes == 1:
+            return
+        sys.stdout.flush()  # buffered output would be written by each child again
+        sys.stderr.flush()
         try:
-            with os.fdopen(fd, "rb") as stream:
-                results = pickle.load(stream)
-        except Exception:  # a stream cut short: the slice is computed again
-            results = None
-        _, status = os.waitpid(pid, 0)
-        reaped = True
-    finally:
-        if not reaped:  # interrupted while waiting: do not leave the child behind
-            _end(pid, None)
-    if status != 0 or not isinstance(results, list):
-        return None
-    return results
+            for number in range(1, self.processes):
+                self.children.append(self._fork(work, items[number :: self.processes]))
+        except BaseException:
+            self.close()
+            raise
+
+    def take(self) -> R | None:
+        """The result of the next item, or None when the caller is to check it."""
+        number = self.taken % self.processes
+        self.taken += 1
+        if number == 0:
+            return None
+        result: R | None = self.children[number - 1].next()
+        return result
+
+    def close(self) -> None:
+        """End every child and reap it (their results are no longer wanted)."""
+        for child in self.children:
+            child.end()
+
+    def __enter__(self) -> Ahead[R]:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _fork(self, work: Callable[[Sequence[T]], Iterable[R]], items: Sequence[T]) -> _Child:
+        """Start a child that streams ``work(items)`` to a pipe, :data:`CHUNK` results at a time."""
+        read_end, write_end = os.pipe()
+        with contextlib.suppress(AttributeError, OSError):
+            import fcntl
+
+            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            status = 1
+            try:
+                os.close(read_end)
+                for child in self.children:  # the read ends of earlier children
+                    if child.stream is not None:
+                        child.stream.close()
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _send(work(items), os.fdopen(write_end, "wb"))
+                status = 0
+            except BaseException:  # the parent checks what was not sent itself
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        return _Child(pid, os.fdopen(read_end, "rb"))
 
 
-def _end(pid: int, fd: int | None) -> None:
-    """Stop a child whose results are no longer wanted, close its pipe, and reap it."""
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
-    if fd is not None:
-        os.close(fd)
-    with contextlib.suppress(OSError):
-        os.waitpid(pid, 0)
+def _send(results: Iterable[Any], stream: IO[bytes]) -> None:
+    """Pickle ``results`` to ``stream`` in chunks, each flushed as soon as it is full."""
+    import pickle
+
+    with stream:
+        chunk: list[Any] = []
+        for result in results:
+            chunk.append(result)
+            if len(chunk) == CHUNK:
+                pickle.dump(chunk, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                stream.flush()
+                chunk = []
+        if chunk:
+            pickle.dump(chunk, stream, protocol=pickle.HIGHEST_PROTOCOL)

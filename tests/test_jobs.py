@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,71 +210,72 @@ def test_workers_skip_files_whose_content_the_cache_holds(
 # --- the pool ---------------------------------------------------------------------------------
 
 
-def _numbered(items: Sequence[int]) -> list[tuple[int, int, int]]:
+def _numbered(items: Sequence[int]) -> Iterator[tuple[int, int, int]]:
     """Each item with its place in the slice and the process that computed it."""
-    return [(item, place, os.getpid()) for place, item in enumerate(items)]
+    for place, item in enumerate(items):
+        yield item, place, os.getpid()
+
+
+def _all(ahead: workers.Ahead[Any], count: int) -> list[Any]:
+    with ahead:
+        return [ahead.take() for _ in range(count)]
 
 
 def test_results_come_back_in_order_with_state_per_slice() -> None:
-    items = list(range(101))
-    got = workers.map_slices(_numbered, items, 3)
-    assert [item for item, _, _ in got] == items
-    assert [place for _, place, _ in got] == [i // 3 for i in items]  # dealt out in turn
-    assert len({pid for _, _, pid in got}) == 3
-    assert got[0][2] == os.getpid()  # the calling process takes a slice itself
+    items = list(range(301))
+    got = _all(workers.Ahead(_numbered, items, 3), len(items))
+    for item, result in enumerate(got):
+        if item % 3 == 0:
+            assert result is None  # the calling process's own share: it checks these itself
+        else:
+            assert result[:2] == (item, item // 3)  # dealt out in turn, in order
+            assert result[2] != os.getpid()
+    assert len({result[2] for result in got if result is not None}) == 2
+    assert _no_children_left()
 
 
 def test_one_process_forks_nothing() -> None:
-    got = workers.map_slices(_numbered, [1, 2, 3], 1)
-    assert {pid for _, _, pid in got} == {os.getpid()}
-    assert workers.map_slices(_numbered, [], 4) == []
+    assert _all(workers.Ahead(_numbered, [1, 2, 3], 1), 3) == [None, None, None]
+    assert workers.Ahead(_numbered, [], 4).processes == 1
 
 
-def _failing_in_children(parent: int, how: str) -> Any:
-    def work(items: Sequence[int]) -> list[tuple[int, int]]:
-        if os.getpid() != parent:
-            if how == "raise":
-                raise RuntimeError("a worker failed")
-            if how == "exit":
-                os._exit(0)  # exits cleanly without sending anything
-            if how == "kill":
-                os.kill(os.getpid(), signal.SIGKILL)
-            if how == "unpicklable":
-                return [lambda: None for _ in items]
-        return [(item, os.getpid()) for item in items]
+def _failing(how: str, after: int) -> Any:
+    def work(items: Sequence[int]) -> Iterator[Any]:
+        for place, item in enumerate(items):
+            if place == after:
+                if how == "raise":
+                    raise RuntimeError("a worker failed")
+                if how == "exit":
+                    os._exit(0)  # exits cleanly without sending the rest
+                if how == "kill":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                if how == "unpicklable":
+                    yield lambda: None
+                    continue
+            yield item
 
     return work
 
 
 @pytest.mark.parametrize("how", ["raise", "exit", "kill", "unpicklable"])
-def test_a_failing_child_has_its_slice_computed_by_the_parent(how: str) -> None:
-    parent = os.getpid()
-    got = workers.map_slices(_failing_in_children(parent, how), list(range(20)), 2)
-    assert got == [(item, parent) for item in range(20)]
-
-
-def test_an_error_is_raised_as_one_process_raises_it() -> None:
-    def work(items: Sequence[int]) -> list[int]:
-        if 7 in items:
-            raise ValueError("item 7 is bad")
-        return list(items)
-
-    with pytest.raises(ValueError, match="item 7 is bad"):
-        workers.map_slices(work, list(range(10)), 2)  # 7 is in the child's slice
-    with pytest.raises(ValueError, match="item 7 is bad"):
-        workers.map_slices(work, list(range(10)), 8)  # and here in the parent's own
+def test_what_a_failing_child_did_not_send_is_left_to_the_caller(how: str) -> None:
+    after = workers.CHUNK + 5  # one whole chunk is sent before the failure
+    items = list(range(4 * workers.CHUNK))
+    got = _all(workers.Ahead(_failing(how, after), items, 2), len(items))
+    sent = [result for result in got[1::2] if result is not None]
+    assert sent == items[1::2][: workers.CHUNK]
+    assert got[1::2][workers.CHUNK :] == [None] * (len(items) // 2 - workers.CHUNK)
     assert _no_children_left()
 
 
-def test_children_are_ended_when_the_parents_slice_raises() -> None:
-    def work(items: Sequence[int]) -> list[int]:
-        if 0 in items:
-            raise KeyboardInterrupt
+def test_closing_ends_children_that_are_still_working() -> None:
+    def work(items: Sequence[int]) -> Iterator[int]:
         signal.pause()  # a child would wait forever
-        return []
+        yield from items
 
-    with pytest.raises(KeyboardInterrupt):
-        workers.map_slices(work, list(range(4)), 4)
+    ahead = workers.Ahead(work, list(range(8)), 4)
+    assert ahead.take() is None
+    ahead.close()
     assert _no_children_left()
 
 
@@ -284,6 +285,24 @@ def _no_children_left() -> bool:
     except ChildProcessError:
         return True
     return False
+
+
+def test_a_crash_in_a_check_is_reported_as_one_process_reports_it(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = linter.check_file
+
+    def crashing(*args: Any, **kwargs: Any) -> Any:
+        if args[4].endswith("agents/codex-main.json"):
+            raise RuntimeError("the check of codex-main.json crashed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(linter, "check_file", crashing)
+    single = lint(capsys, "--jobs", "1", str(repo))
+    assert single[0] == 2 and "codex-main.json crashed" in single[2]
+    for jobs in ("2", "3"):
+        assert lint(capsys, "--jobs", jobs, str(repo)) == single
+    assert _no_children_left()
 
 
 def test_how_many_processes(monkeypatch: pytest.MonkeyPatch) -> None:
