@@ -15,7 +15,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from agent_lint import fixer, gitgate, gittree, workers
 from agent_lint.baseline import apply as apply_baseline
@@ -62,6 +62,7 @@ from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
+T = TypeVar("T")
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
 #: Thresholds of the cyclic garbage collector while a repository is linted. The pass builds
@@ -264,6 +265,7 @@ def _lint_target(
         ahead = _CheckedAhead(steps, jobs, check)
         if forked is not None:
             forked.callback(ahead.close)
+        steps = _consumed(steps)
     for step in steps:
         if record is not None:
             record.entries.append(step)
@@ -434,6 +436,14 @@ def _steps(
     root = str(target.root)
     for entry in walk(target, fs, profile.walk_folders):
         yield entry, relative(entry.path, root), profile.classify(entry.relpath)
+
+
+def _consumed(items: list[T]) -> Iterator[T]:
+    """The items in order, each dropped from the list once taken (a walk's entries are not
+    all kept to the end of the loop)."""
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 class _CheckedAhead:

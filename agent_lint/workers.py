@@ -195,12 +195,50 @@ def _send(results: Iterable[Any], stream: IO[bytes]) -> None:
     import pickle
 
     with stream:
+        pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dispatch_table = _Rebuilt()
         chunk: list[Any] = []
         for result in results:
             chunk.append(result)
             if len(chunk) == CHUNK:
-                pickle.dump(chunk, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                pickler.dump(chunk)
+                pickler.clear_memo()
                 stream.flush()
                 chunk = []
         if chunk:
-            pickle.dump(chunk, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.dump(chunk)
+
+
+class _Rebuilt(dict[type, Callable[[Any], tuple[Any, ...]]]):
+    """How each dataclass is pickled: as a call of the class with its field values.
+
+    Unpickled the default way, an instance gets its ``__dict__`` filled in
+    afterwards, a dictionary of its own that takes half as much memory again
+    as the instance its constructor builds; at 100,000 files that was tens of
+    megabytes. A dataclass whose constructor takes exactly its fields (and
+    changes none: no ``__post_init__``) is rebuilt by its constructor; any
+    other type is pickled as usual (by its ``__reduce_ex__``, as a pickler
+    does without a table; classes, whose metaclass the pickler handles
+    itself, are left to it).
+    """
+
+    def __missing__(self, kind: type) -> Callable[[Any], tuple[Any, ...]]:
+        import dataclasses
+        import pickle
+
+        if issubclass(kind, type):
+            raise KeyError(kind)
+        fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else ()
+        if fields and all(f.init for f in fields) and not hasattr(kind, "__post_init__"):
+            names = tuple(field.name for field in fields)
+
+            def reduce(value: Any) -> tuple[Any, ...]:
+                return kind, tuple([getattr(value, name) for name in names])
+
+        else:
+
+            def reduce(value: Any) -> tuple[Any, ...]:
+                return value.__reduce_ex__(pickle.HIGHEST_PROTOCOL)  # type: ignore[no-any-return]
+
+        self[kind] = reduce
+        return reduce

@@ -11,9 +11,11 @@ failing and killed children, and when a run forks at all.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import signal
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,11 @@ import pytest
 
 import agent_lint.cache
 from agent_lint import cli, linter, workers
+from agent_lint.diagnostics import Severity
+from agent_lint.discovery import find_target, profile_for
+from agent_lint.filesystem import DISK
+from agent_lint.profile import extend
+from agent_lint.schemas import SchemaStore
 from benchmarks.generate import generate
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -353,3 +360,34 @@ def test_jobs_auto_is_the_default(monkeypatch: pytest.MonkeyPatch, repo: Path) -
     for args in ([], ["--jobs", "auto"], ["--jobs", "AUTO"], ["--jobs", "2"]):
         cli.main(["-q", *args, str(repo)])
     assert asked == [None, None, None, 2]
+
+
+@dataclass(frozen=True)
+class _Normalised:
+    """A dataclass whose constructor changes its value: pickled the usual way."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", self.text.strip())
+
+
+def test_results_are_sent_as_they_were_built(generated: Path, tmp_path: Path) -> None:
+    """Dataclasses are rebuilt by their constructors, other values as pickle does: all equal."""
+    target = find_target(generated, None, None)
+    profile = extend(profile_for(target), target.config.kinds)
+    schemas = SchemaStore(target.config.schema_dirs, folder=profile.schema_folder)
+    check = linter._FileChecker(profile, target.config, schemas, profile.file_checks, None)
+    steps = [s for s in linter._steps(target, DISK, profile, None) if check.wanted(s)]
+    values: list[Any] = [Severity.ERROR, _Normalised(" padded "), int, {"a": (1, 2.5)}]
+    values.extend(check(steps))
+    with (tmp_path / "stream").open("wb") as stream:
+        workers._send(iter(values), stream)
+    back: list[Any] = []
+    with (tmp_path / "stream").open("rb") as stream:
+        while stream.peek(1):
+            back.extend(pickle.load(stream))
+    assert back == values
+    assert back[1].text == "padded"
+    facts = [f for value in back[4:] if value.outcome for f in value.outcome.facts]
+    assert any(f.references for f in facts) and any(f.identities for f in facts)
