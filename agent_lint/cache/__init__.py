@@ -352,6 +352,12 @@ class RunCache:
             return None
         return kept[1]
 
+    def holds(self, path: str, digest: str) -> bool:
+        """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
+        process asks it before checking a file whose outcome :meth:`get` may give)."""
+        name = digest + path
+        return name in self._used or name in self._loaded
+
     def get(
         self, path: str, digest: str, yaml_spent: int, stamp: Stamp | None = None
     ) -> FileOutcome | None:
