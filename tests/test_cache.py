@@ -95,9 +95,22 @@ def document(root: Path) -> Path:
     return found[-1]
 
 
+def sections(data: bytes) -> tuple[list[bytes], list[bytes], list[bytes]]:
+    """A document's first two lines (MAC and header), its batches and its entry lines."""
+    lines = data.split(b"\n")[:-1]
+    count = int(lines[2])
+    return lines[:2], lines[3 : 3 + count], lines[3 + count :]
+
+
+def assemble(header: bytes, batches: list[bytes], lines: list[bytes]) -> bytes:
+    """A document's body from its header, batches and entry lines (see :func:`sections`)."""
+    parts = [header, b"%d" % len(batches), *batches, *lines]
+    return b"".join(part + b"\n" for part in parts)
+
+
 def entries(root: Path) -> list[str]:
     """The names (content hash and path) of the latest document's entries."""
-    lines = document(root).read_bytes().split(b"\n")[2:-1]
+    lines = sections(document(root).read_bytes())[2]
     return [json.loads(line.split(b"\t")[0]) for line in lines]
 
 
@@ -335,7 +348,7 @@ def test_fix_then_warm_run(
 def test_positions_are_kept(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cold = lint(capsys, "--no-cache", str(repo))
     lint(capsys, str(repo))
-    spans = [line.split(b"\t")[3] for line in document(repo).read_bytes().split(b"\n")[2:-1]]
+    spans = [line.split(b"\t")[3] for line in sections(document(repo).read_bytes())[2]]
     assert any(span != b"{}" for span in spans)  # places of findings are kept
     assert lint(capsys, str(repo)) == cold
 
@@ -404,15 +417,16 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
 ) -> None:
     """A change commits a cache whose entries claim its broken files are clean."""
     cold, path = primed(capsys, repo)
-    lines = path.read_bytes().split(b"\n")
-    header = lines[1]
-    body_lines = []
-    for line in lines[2:-1]:
-        name, charge, outcome, *rest = line.split(b"\t")
-        decoded = json.loads(outcome)
-        decoded["c"][1] = []  # no findings
-        body_lines.append(b"\t".join([name, charge, json.dumps(decoded).encode(), *rest]))
-    body = header + b"\n" + b"".join(line + b"\n" for line in body_lines)
+    (_, header), batches, lines = sections(path.read_bytes())
+    root = json.loads(header)["types"].index("agent_lint.filestep.FileOutcome")
+    forged = []
+    for batch in batches:
+        tables = json.loads(batch)
+        for table in tables:
+            if table[0] == root:
+                table[2][0] = [0] * len(table[2][0])  # every file's findings: an empty slice
+        forged.append(json.dumps(tables).encode())
+    body = assemble(header, forged, lines)
     # Signed with the forger's own key (the real one never leaves the user's cache folder).
     sign(path, body, b"k" * 32)
     checks.clear()
@@ -420,15 +434,51 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
     assert len(checks) > 100
 
 
+def _wrong_shapes(batch: bytes, root: int) -> Iterator[tuple[str, bytes | None, bytes | None]]:
+    """Ways to break a document's batch or an entry's place: (name, batch, place).
+
+    ``root`` is the type of the files' outcomes, whose first two columns are slices
+    of the tables of findings and facts.
+    """
+    tables = json.loads(batch)
+    yield "row outside its batch", None, b"0:99999999"
+    yield "batch outside the document", None, b"7:0"
+    yield "place not numbers", None, b"0:-1"
+    yield "not a table", b'[[0, "not", "a table"]]', None
+    yield "unknown type", json.dumps([[99999, 0, []], *tables]).encode(), None
+    for what, change in (
+        ("slice past its table", lambda column: [10**6 for _ in column]),
+        ("negative slice", lambda column: [-2 for _ in column]),
+        ("slice ending before it starts", lambda column: [1, 0] * (len(column) // 2)),
+        ("column too short", lambda column: column[1:]),
+        ("string for a number", lambda column: ["0" for _ in column]),
+    ):
+        broken = json.loads(batch)
+        for table in broken:
+            if table[0] == root:
+                table[2][1] = change(table[2][1])
+        yield what, json.dumps(broken).encode(), None
+
+
 def test_wrong_shape_inside_a_valid_mac_is_not_a_traceback(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     """Even a document signed with the right key is read field by field."""
     cold, path = primed(capsys, repo)
-    lines = path.read_bytes().split(b"\n")
-    name, charge, _, *rest = lines[2].split(b"\t")
-    lines[2] = b"\t".join([name, charge, b'{"c": [0, "not", "an", "outcome"]}', *rest])
-    sign(path, b"\n".join(lines[1:]), key_path().read_bytes())
+    (_, header), batches, lines = sections(path.read_bytes())
+    root = json.loads(header)["types"].index("agent_lint.filestep.FileOutcome")
+    for name, batch, place in _wrong_shapes(batches[0], root):
+        entry = lines[0].split(b"\t")
+        if place is not None:
+            entry[2] = place
+        body = assemble(header, [batch or batches[0], *batches[1:]], [b"\t".join(entry), *lines[1:]])
+        sign(path, body, key_path().read_bytes())
+        checks.clear()
+        assert lint(capsys, str(repo)) == cold, name
+        assert checks, name  # not taken from the cache
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []  # the document was rewritten, and is trusted
     assert lint(capsys, str(repo)) == cold
     checks.clear()
     assert lint(capsys, str(repo)) == cold

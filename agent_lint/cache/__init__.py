@@ -41,6 +41,7 @@ from agent_lint.cache.codec import (
     outcome_modules,
     registry,
 )
+from agent_lint.cache.columns import Columns, Table
 from agent_lint.cache.files import (
     DEFAULT_DIR,
     DIR_VARIABLE,
@@ -68,7 +69,7 @@ __all__ = [
 ]
 
 #: The layout of a cache document; a document of another layout is ignored.
-FORMAT = 2
+FORMAT = 3
 _MAGIC = b"agent-lint-cache"
 _NAME = re.compile(r"[0-9a-f]{32}\.cache")
 #: Cache documents kept per folder (one per run key: configurations, repositories).
@@ -83,6 +84,12 @@ _NOT_KEPT = object()
 #: not kept, so the next run reads and hashes it (git's "racily clean" rule).
 RACY_NANOSECONDS = 3_000_000_000
 _NO_STAMP = b"null"
+#: The batch of the outcomes a run checked, until the document is written.
+PENDING = -1
+#: Rows no entry uses that a document may keep (besides a quarter of the used ones),
+#: and batches it may hold, before its outcomes are written again as one batch.
+COMPACT_ROWS = 64
+MAX_BATCHES = 64
 
 Span = tuple[int, int, int | None, int | None]
 #: A file's size, modification time, inode and change time (ns), as the walk saw them.
@@ -165,23 +172,26 @@ def run_key(target: Target, profile: Profile, config: Config, schemas: SchemaSto
 
 
 class _Entry:
-    """One file's entry: its JSON texts as read or written, and its spans once asked for.
+    """One file's entry: where its outcome is, its texts as read, its spans once asked for.
 
-    A document holds one line per entry, ``name TAB charge TAB outcome TAB
-    spans TAB stamp`` (each a JSON text; JSON never holds a raw tab or
-    newline), so an entry is parsed only when it is used, and written back as
-    it was read. The stamp (see :data:`Stamp`) lets a later run take the
-    entry without reading the file while the file's stamp is the same.
+    A document holds its outcomes in *batches* (see :mod:`agent_lint.cache.columns`),
+    then one line per entry, ``name TAB charge TAB place TAB spans TAB stamp``:
+    the name, spans and stamp are JSON texts (JSON never holds a raw tab or
+    newline), the place is ``batch:row``, the outcome's row in a batch. An
+    entry is parsed only when it is used, and written back as it was read.
+    The stamp (see :data:`Stamp`) lets a later run take the entry without
+    reading the file while the file's stamp is the same.
     """
 
-    __slots__ = ("charge", "name", "outcome", "spans", "spans_text", "stamp")
+    __slots__ = ("batch", "charge", "name", "row", "spans", "spans_text", "stamp")
 
     def __init__(
-        self, name: bytes, charge: int, outcome: bytes, spans_text: bytes, stamp: bytes
+        self, name: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
     ) -> None:
         self.name = name
         self.charge = charge
-        self.outcome = outcome
+        self.batch = batch  # PENDING: the batch this run writes
+        self.row = row
         self.spans_text: bytes | None = spans_text
         self.spans: dict[str, Any] | None = None
         self.stamp = stamp
@@ -190,11 +200,20 @@ class _Entry:
         """The entry's five fields as the document holds them."""
         if self.spans_text is None:
             self.spans_text = _dump(self.spans)
-        return [self.name, b"%d" % self.charge, self.outcome, self.spans_text, self.stamp]
+        place = b"%d:%d" % (self.batch, self.row)
+        return [self.name, b"%d" % self.charge, place, self.spans_text, self.stamp]
 
     def line(self) -> bytes:
         """The entry's line in the document."""
         return b"\t".join(self.fields()) + b"\n"
+
+
+def _place(text: bytes) -> tuple[int, int]:
+    """An entry's ``batch:row``."""
+    batch, colon, row = text.partition(b":")
+    if not colon or not batch.isdigit() or not row.isdigit():
+        raise CacheFormatError("an entry's place is batch:row")
+    return int(batch), int(row)
 
 
 def _dump(value: Any) -> bytes:
@@ -237,9 +256,14 @@ class RunCache:
         self._racy_from = time.time_ns() - RACY_NANOSECONDS
         from agent_lint.filestep import FileOutcome
 
-        self._outcome = FileOutcome
+        self._outcome_type = FileOutcome
         self._changed = False
         self._by_path: dict[str, tuple[bytes, str]] | None = None
+        self._columns = Columns(codec)
+        self._root = codec.types.index(FileOutcome)
+        self._batches: list[bytes] = []  # as read: decoded when an entry is used
+        self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
+        self._pending: dict[int, Table] = {}  # the batch of outcomes this run checked
 
     # --- reading and writing the document ------------------------------------------------------
 
@@ -277,6 +301,7 @@ class RunCache:
         """The entries of a document, by name; each line is split, none is parsed yet.
 
         The document is read in place (a large cache is not copied whole again).
+        After the header, a line gives the number of batches, one line each.
         """
         first = data.find(b"\n")
         fields = data[: max(first, 0)].split(b" ")
@@ -290,6 +315,18 @@ class RunCache:
         start = first + 1 + len(header)
         if data[first + 1 : start] != header:
             raise CacheFormatError("another format, run key or set of types")
+        end = data.find(b"\n", start)
+        count = data[start:end]
+        if end < 0 or not count.isdigit():
+            raise CacheFormatError("the number of batches follows the header")
+        start = end + 1
+        batches = []
+        for _ in range(int(count)):
+            end = data.find(b"\n", start)
+            if end < 0:
+                raise CacheFormatError("a batch is one line")
+            batches.append(data[start:end])
+            start = end + 1
         entries: dict[str, list[bytes]] = {}
         while start < len(data):
             end = data.find(b"\n", start)
@@ -300,13 +337,26 @@ class RunCache:
                 raise CacheFormatError("an entry is five JSON texts separated by tabs")
             entries[_name(parts[0])] = parts
             start = end + 1
+        self._batches = batches
         return entries
 
     def save(self) -> None:
-        """Write the document if anything changed: the entries this run used, no others."""
+        """Write the document if anything changed: the entries this run used, no others.
+
+        The batches still used are written back as they were read, the outcomes
+        this run checked as one batch more; when more than a quarter of the rows
+        would be of files no longer used (or there would be too many batches),
+        all are written again as one batch.
+        """
         if not self._changed and len(self._used) == len(self._loaded):
             return
-        body = self._header() + b"".join(entry.line() for entry in self._used.values())
+        used = list(self._used.values())
+        if self._wasteful(used):
+            batches = self._compacted(used)
+        else:
+            batches = self._kept(used)
+        body = self._header() + b"%d\n" % len(batches) + b"".join(b + b"\n" for b in batches)
+        body += b"".join(entry.line() for entry in used)
         head = b"%s %d %s\n" % (_MAGIC, FORMAT, self._mac(body))
         self.folder.replace(self.name, head + body)
         self._changed = False
@@ -315,12 +365,74 @@ class RunCache:
         for name, entry in self._used.items():
             self._loaded[name] = entry.fields()
         self._used = {}
+        self._batches = batches
+        self._decoded = {}
+        self._pending = {}
+
+    def _rows(self, batch: int) -> int:
+        """How many outcomes ``batch`` holds (PENDING: this run's)."""
+        if batch == PENDING:
+            table = self._pending.get(self._root)
+            return int(table[0]) if table is not None else 0
+        return len(self._decoded.get(batch) or ())
+
+    def _wasteful(self, used: list[_Entry]) -> bool:
+        """Whether the batches still used would hold too many rows no entry uses."""
+        batches = {entry.batch for entry in used}
+        rows = sum(self._rows(batch) for batch in batches)
+        return rows - len(used) > max(COMPACT_ROWS, len(used) // 4) or len(batches) > MAX_BATCHES
+
+    def _kept(self, used: list[_Entry]) -> list[bytes]:
+        """The batches the ``used`` entries point into (this run's last), renumbered."""
+        numbers: dict[int, int] = {}
+        batches: list[bytes] = []
+        for entry in used:
+            if entry.batch not in numbers:
+                numbers[entry.batch] = len(batches)
+                batches.append(self._text(entry.batch))
+            entry.batch = numbers[entry.batch]
+        return batches
+
+    def _compacted(self, used: list[_Entry]) -> list[bytes]:
+        """One batch of the ``used`` entries' outcomes, decoded afresh and written again."""
+        fresh = {batch: self._decoded_batch(batch) for batch in {e.batch for e in used}}
+        tables: dict[int, Table] = {}
+        for entry in used:
+            entry.row = self._columns.add(tables, self._root, fresh[entry.batch][entry.row])
+            entry.batch = 0
+        return [_dump(self._columns.batch(tables))] if used else []
+
+    def _text(self, batch: int) -> bytes:
+        """A batch as the document holds it."""
+        if batch == PENDING:
+            return _dump(self._columns.batch(self._pending))
+        return self._batches[batch]
+
+    def _decoded_batch(self, batch: int) -> list[Any]:
+        """The outcomes of ``batch``, built afresh; :class:`CacheFormatError` if it is not one."""
+        if batch != PENDING and not 0 <= batch < len(self._batches):
+            raise CacheFormatError("an entry's batch is not in the document")
+        return self._columns.decode(json.loads(self._text(batch)), self._root)
+
+    def _outcome(self, batch: int, row: int) -> Any:
+        """The outcome at ``row`` of ``batch``: each is handed out once per decoding, so
+        no two runs of one command share a value (a second asks for a fresh decoding)."""
+        rows = self._decoded.get(batch)
+        if rows is None or row >= len(rows) or rows[row] is None:
+            rows = self._decoded[batch] = self._decoded_batch(batch)
+        if row >= len(rows):
+            raise CacheFormatError("an entry's row is not in its batch")
+        value = rows[row]
+        rows[row] = None
+        return value
 
     def _untrusted(self) -> None:
         """An entry is not what agent-lint writes: drop the document's other entries too."""
         self._loaded = {}
         self._by_path = {}
         self._used = {}
+        self._batches = []
+        self._decoded = {}
         self._changed = True
 
     # --- file outcomes -------------------------------------------------------------------------
@@ -360,7 +472,7 @@ class RunCache:
         ``yaml_spent`` is the run's YAML budget spent before this file: an
         entry serves only when the YAML it charged still fits in the budget.
         ``stamp`` is the file's stamp as the walk saw it, kept with the entry.
-        Every call decodes the entry afresh: no two runs share a value.
+        No two calls hand out the same value (see :meth:`_outcome`).
         """
         name = digest + path
         entry = self._used.get(name)
@@ -371,11 +483,12 @@ class RunCache:
                     return None
                 if not parts[1].isdigit():
                     raise CacheFormatError("an entry's YAML charge is a number")
-                entry = _Entry(parts[0], int(parts[1]), parts[2], parts[3], parts[4])
+                batch, row = _place(parts[2])
+                entry = _Entry(parts[0], int(parts[1]), batch, row, parts[3], parts[4])
             if yaml_spent + entry.charge > self._yaml_total:
                 return None
-            outcome = self._codec.decode(json.loads(entry.outcome))
-            if type(outcome) is not self._outcome:
+            outcome = self._outcome(entry.batch, entry.row)
+            if type(outcome) is not self._outcome_type:
                 raise CacheFormatError("an entry does not hold a file's outcome")
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()
@@ -404,12 +517,12 @@ class RunCache:
         if charge <= 0 and yaml_spent + self._yaml_document > self._yaml_total:
             return
         try:
-            encoded = _dump(self._codec.encode(outcome._replace(yaml_spent=0)))
-        except (Unencodable, ValueError):
+            row = self._columns.add(self._pending, self._root, outcome._replace(yaml_spent=0))
+        except (Unencodable, ValueError, RecursionError):
             return
         name = digest + path
         self._used[name] = _Entry(
-            _dump(name), max(charge, 0), encoded, b"{}", self._stamp_of(stamp)
+            _dump(name), max(charge, 0), PENDING, row, b"{}", self._stamp_of(stamp)
         )
         self._changed = True
 

@@ -338,9 +338,14 @@ class Codec:
 
                 return fixed_scalars
 
+            # Parts that are JSON scalars or anything: a tuple of scalars stands for itself.
+            loose = all(p.kind in ("json", "any") for p in plan.items)
+
             def fixed(value: Any) -> Any:
                 if type(value) is not list or len(value) != size:
                     raise CacheFormatError("a tuple of another length")
+                if loose and _PRIMITIVES.issuperset(map(type, value)):
+                    return tuple(value)
                 return tuple(
                     [_scalar(v) if d is None else d(v) for d, v in zip(parts, value, strict=True)]
                 )
