@@ -471,7 +471,8 @@ def test_wrong_shape_inside_a_valid_mac_is_not_a_traceback(
         entry = lines[0].split(b"\t")
         if place is not None:
             entry[2] = place
-        body = assemble(header, [batch or batches[0], *batches[1:]], [b"\t".join(entry), *lines[1:]])
+        changed = [batch or batches[0], *batches[1:]]
+        body = assemble(header, changed, [b"\t".join(entry), *lines[1:]])
         sign(path, body, key_path().read_bytes())
         checks.clear()
         assert lint(capsys, str(repo)) == cold, name

@@ -351,10 +351,7 @@ class RunCache:
         if not self._changed and len(self._used) == len(self._loaded):
             return
         used = list(self._used.values())
-        if self._wasteful(used):
-            batches = self._compacted(used)
-        else:
-            batches = self._kept(used)
+        batches = self._compacted(used) if self._wasteful(used) else self._kept(used)
         body = self._header() + b"%d\n" % len(batches) + b"".join(b + b"\n" for b in batches)
         body += b"".join(entry.line() for entry in used)
         head = b"%s %d %s\n" % (_MAGIC, FORMAT, self._mac(body))

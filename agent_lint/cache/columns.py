@@ -110,7 +110,7 @@ class Columns:
             elif how == "value":
                 cells.append(codec._encode_as(field.plan, item, depth))
             elif how == "rows":
-                if type(item) is not field.make:
+                if item.__class__ is not field.make:  # exactly the declared sequence
                     raise Unencodable(f"a {type(item).__name__} where a sequence was declared")
                 start = tables[field.child][0] if field.child in tables else 0
                 for position, each in enumerate(item):
