@@ -18,13 +18,13 @@ import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 import agent_lint.cache
 from agent_lint import cli, linter
-from agent_lint.cache import codec
+from agent_lint.cache import codec, columns
 from agent_lint.cache.files import DEFAULT_DIR, key_path
 from benchmarks.generate import generate
 
@@ -175,6 +175,49 @@ def test_edits_renames_and_deletions(
     names = entries(repo)
     assert not any(name.endswith(turn.relative_to(repo).as_posix()) for name in names)
     assert not any(name.endswith(memory.relative_to(repo).as_posix()) for name in names)
+
+
+def test_a_run_adds_one_batch_and_stale_rows_are_compacted(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An edit keeps the batch already written and adds one for the file checked again;
+    too many batches are written again as one, and every way reads the same."""
+    cold, path = primed(capsys, repo)
+    (first,) = sections(path.read_bytes())[1]
+    decisions = sorted((repo / ".agent" / "decisions").glob("D-*.json"))
+    for number, decision in enumerate(decisions[:2]):
+        decision.write_text(decision.read_text() + "\n")
+        assert lint(capsys, str(repo)) == cold
+        batches = sections(document(repo).read_bytes())[1]
+        assert len(batches) == number + 2
+        assert batches[0] == first  # written back as it was read
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    monkeypatch.setattr(agent_lint.cache, "MAX_BATCHES", 1)
+    decisions[2].write_text(decisions[2].read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    assert len(sections(document(repo).read_bytes())[1]) == 1  # compacted
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    same_both_ways(capsys, repo)
+
+
+def test_two_runs_of_one_command_share_no_value(repo: Path) -> None:
+    """A cache serving two runs (``--fix``, ``--new-only``) hands each its own facts."""
+    cache = agent_lint.cache.Cache()
+    first = linter.lint_paths([repo], cache=cache)
+    cache.save()
+    cache = agent_lint.cache.Cache()
+    runs = [linter.lint_paths([repo], cache=cache) for _ in range(2)]
+    assert runs[0].diagnostics == runs[1].diagnostics == first.diagnostics
+    facts = [run.indexes[0].references for run in runs]
+    assert facts[0] == facts[1] and facts[0]
+    assert not any(a is b for a, b in zip(*facts, strict=True))
 
 
 # --- the stamp shortcut: unchanged files are not read again ------------------------------------
@@ -647,6 +690,98 @@ def test_codec_refuses_what_it_cannot_keep_faithfully(value: Any) -> None:
 def test_codec_refuses_unexpected_shapes(value: Any) -> None:
     with pytest.raises(codec.CacheFormatError):
         _codec().decode(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """A type that holds itself: kept in the codec's form where it recurs."""
+
+    label: str
+    children: tuple[Tree, ...] = ()
+
+
+class Leaf(NamedTuple):
+    """A named tuple with a value of any kind."""
+
+    name: str
+    value: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Holder:
+    """Fields of every kind of column: scalars, rows, optional rows, slices and values."""
+
+    title: str
+    leaf: Leaf
+    maybe: Leaf | None
+    leaves: tuple[Leaf, ...]
+    listed: list[Leaf]
+    tree: Tree | None = None
+    pairs: tuple[tuple[str, int], ...] = ()
+
+
+def _columns() -> tuple[columns.Columns, int]:
+    coder = codec.Codec([Holder, Leaf, Tree], [])
+    return columns.Columns(coder), 0
+
+
+def _holders() -> list[Holder]:
+    tree = Tree("root", (Tree("a"), Tree("b", (Tree("c"),))))
+    return [
+        Holder("one", Leaf("x", 1), None, (Leaf("y"), Leaf("z", [1, {"k": (2,)}])), [], tree),
+        Holder("two", Leaf("x", {"a", "b"}), Leaf("m"), (), [Leaf("l", 2.5)], None, (("p", 1),)),
+        Holder("three", Leaf("", None), Leaf("n", True), (Leaf("w"),), [Leaf("v"), Leaf("u")]),
+    ]
+
+
+def test_columns_round_trip() -> None:
+    table, root = _columns()
+    tables: dict[int, Any] = {}
+    rows = [table.add(tables, root, holder) for holder in _holders()]
+    assert rows == [0, 1, 2]
+    decoded = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert decoded == _holders()
+    assert [type(h.leaves) for h in decoded] == [tuple] * 3
+    assert [type(h.listed) for h in decoded] == [list] * 3
+    assert decoded[1].listed is not decoded[2].listed
+    fresh = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert fresh == decoded and fresh[0].leaf is not decoded[0].leaf
+
+
+def test_columns_value_that_cannot_be_kept_leaves_no_partial_row() -> None:
+    table, root = _columns()
+    tables: dict[int, Any] = {}
+    good, other, _ = _holders()
+    table.add(tables, root, good)
+    bad = dataclasses.replace(other, leaves=(Leaf("fine"), Leaf("nan", float("nan"))))
+    with pytest.raises(codec.Unencodable):
+        table.add(tables, root, bad)
+    with pytest.raises(codec.Unencodable):
+        table.add(tables, root, dataclasses.replace(other, leaves=[Leaf("a list")]))
+    assert table.add(tables, root, other) == 1
+    decoded = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert decoded == [good, other]
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        {"not": "a batch"},
+        [[0, 1]],
+        [[0, -1, []]],
+        [[5, 0, []]],
+        [[1, 0, [[], []]], [1, 0, [[], []]]],
+        [[0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-1], [0, 2], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-2], [0, 0], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [[["t"]], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [True], [-1], [0, 0], [0, 0], [None], [[]]]]],
+    ],
+)
+def test_columns_refuse_unexpected_shapes(batch: Any) -> None:
+    table, root = _columns()
+    with pytest.raises(codec.CacheFormatError):
+        table.decode(batch, root)
 
 
 @pytest.mark.parametrize(

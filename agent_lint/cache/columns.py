@@ -27,7 +27,7 @@ bounds of its row numbers; anything else is a :class:`CacheFormatError`.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from agent_lint.cache.codec import (
@@ -110,13 +110,14 @@ class Columns:
             elif how == "value":
                 cells.append(codec._encode_as(field.plan, item, depth))
             elif how == "rows":
-                if item.__class__ is not field.make:  # exactly the declared sequence
+                sequence: Sequence[Any] = item
+                if type(sequence) is not field.make:
                     raise Unencodable(f"a {type(item).__name__} where a sequence was declared")
                 start = tables[field.child][0] if field.child in tables else 0
-                for position, each in enumerate(item):
+                for position, each in enumerate(sequence):
                     if self._add_typed(tables, field.child, each, depth) != start + position:
                         raise Unencodable("the items of a value are not contiguous")
-                cells.append((start, start + len(item)))
+                cells.append((start, start + len(sequence)))
             elif how == "optional-row" and item is None:
                 cells.append(-1)
             else:
