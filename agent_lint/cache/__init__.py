@@ -264,6 +264,7 @@ class RunCache:
         self._batches: list[bytes] = []  # as read: decoded when an entry is used
         self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
         self._pending: dict[int, Table] = {}  # the batch of outcomes this run checked
+        self._last_stamp: tuple[Stamp | None, bytes] = (None, _NO_STAMP)
 
     # --- reading and writing the document ------------------------------------------------------
 
@@ -435,10 +436,19 @@ class RunCache:
     # --- file outcomes -------------------------------------------------------------------------
 
     def _stamp_of(self, stamp: Stamp | None) -> bytes:
-        """What an entry keeps of a file's stamp: nothing when it is absent or racy."""
+        """What an entry keeps of a file's stamp: nothing when it is absent or racy.
+
+        The lint loop asks for the same stamp twice in a row (:meth:`unchanged`,
+        then :meth:`get`): the last one is remembered.
+        """
         if stamp is None or stamp[1] >= self._racy_from or stamp[3] >= self._racy_from:
             return _NO_STAMP
-        return stamp_text(stamp)
+        last = self._last_stamp
+        if last[0] is stamp:
+            return last[1]
+        text = stamp_text(stamp)
+        self._last_stamp = (stamp, text)
+        return text
 
     def unchanged(self, path: str, stamp: Stamp | None) -> str | None:
         """The content hash of ``path`` when its stamp is the one kept with it, else None.
@@ -495,7 +505,11 @@ class RunCache:
         if entry.stamp != kept:
             entry.stamp = kept
             self._changed = True
-        return outcome._replace(yaml_spent=yaml_spent + entry.charge)
+        spent = yaml_spent + entry.charge
+        if spent == outcome.yaml_spent:  # kept as 0: no YAML spent yet, and none charged
+            return outcome
+        diagnostics, facts, title, shows, _, parsed = outcome
+        return self._outcome_type(diagnostics, facts, title, shows, spent, parsed)
 
     def put(
         self,

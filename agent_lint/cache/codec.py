@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import math
 import operator
 import re
@@ -41,6 +42,7 @@ _MAX_INT_BITS = 10_000
 _DIGITS = re.compile(r"-?[0-9]+")
 #: The types ``json`` reads that stand for themselves.
 _PRIMITIVES = frozenset({str, int, float, bool, type(None)})
+_LISTS = frozenset({list})
 
 
 class CacheFormatError(Exception):
@@ -362,6 +364,24 @@ class Codec:
 
             return scalars
         decode_each = each
+        element = plan.items[0]
+        if element.kind == "fixed" and all(p.kind in ("json", "any") for p in element.items):
+            # Tuples of scalars (pairs of a name and a value, triples of ids): when every
+            # item is an array of that many scalars, they are checked and built in C loops.
+            sizes = frozenset({len(element.items)})
+
+            def tuples(value: Any) -> Any:
+                if type(value) is not list:
+                    raise CacheFormatError("an array was expected")
+                if (
+                    _LISTS.issuperset(map(type, value))
+                    and sizes.issuperset(map(len, value))
+                    and _PRIMITIVES.issuperset(map(type, itertools.chain.from_iterable(value)))
+                ):
+                    return make(map(tuple, value))
+                return make(map(decode_each, value))
+
+            return tuples
 
         def items(value: Any) -> Any:
             if type(value) is not list:
