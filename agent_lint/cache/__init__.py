@@ -10,6 +10,13 @@ file's outcome under its path and content hash. Repo-wide checks run on
 every run, over the merged facts; the places of findings in a file may be
 kept too. Entries no run used are dropped when the document is written.
 
+Outcomes are kept in *batches*, a column per field of each type
+(:mod:`agent_lint.cache.columns`): a warm run rebuilds tens of thousands of
+facts with a few loops in C instead of a Python call per value. A run that
+checked files again writes the batches still used back as they were read,
+plus one batch of its new outcomes; when too many rows of a document's
+batches are of files no longer used, they are written again as one.
+
 The repository may be hostile (a fork's pull request), so the cache is
 JSON read field by field (:mod:`agent_lint.cache.codec`), never code;
 a document is trusted only when its HMAC, made with a key kept outside the
