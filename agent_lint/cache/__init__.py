@@ -359,7 +359,14 @@ class RunCache:
         if not self._changed and len(self._used) == len(self._loaded):
             return
         used = list(self._used.values())
-        batches = self._compacted(used) if self._wasteful(used) else self._kept(used)
+        batches = None
+        if self._wasteful(used):
+            try:
+                batches = self._compacted(used)
+            except (CacheFormatError, Unencodable, ValueError, RecursionError):
+                batches = None  # written back as they are instead
+        if batches is None:
+            batches = self._kept(used)
         body = self._header() + b"%d\n" % len(batches) + b"".join(b + b"\n" for b in batches)
         body += b"".join(entry.line() for entry in used)
         head = b"%s %d %s\n" % (_MAGIC, FORMAT, self._mac(body))
@@ -402,10 +409,11 @@ class RunCache:
         """One batch of the ``used`` entries' outcomes, decoded afresh and written again."""
         fresh = {batch: self._decoded_batch(batch) for batch in {e.batch for e in used}}
         tables: dict[int, Table] = {}
-        for entry in used:
-            entry.row = self._columns.add(tables, self._root, fresh[entry.batch][entry.row])
-            entry.batch = 0
-        return [_dump(self._columns.batch(tables))] if used else []
+        rows = [self._columns.add(tables, self._root, fresh[e.batch][e.row]) for e in used]
+        text = _dump(self._columns.batch(tables))
+        for entry, row in zip(used, rows, strict=True):
+            entry.batch, entry.row = 0, row
+        return [text] if used else []
 
     def _text(self, batch: int) -> bytes:
         """A batch as the document holds it."""
