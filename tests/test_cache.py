@@ -207,6 +207,28 @@ def test_a_run_adds_one_batch_and_stale_rows_are_compacted(
     same_both_ways(capsys, repo)
 
 
+def test_a_compaction_that_fails_keeps_the_batches(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cold, path = primed(capsys, repo)
+    monkeypatch.setattr(agent_lint.cache, "MAX_BATCHES", 1)
+
+    def failing(self: Any, used: list[Any]) -> list[bytes]:
+        raise codec.Unencodable("for the test")
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "_compacted", failing)
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[0]
+    decision.write_text(decision.read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    assert len(sections(path.read_bytes())[1]) == 2
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+
+
 def test_two_runs_of_one_command_share_no_value(repo: Path) -> None:
     """A cache serving two runs (``--fix``, ``--new-only``) hands each its own facts."""
     cache = agent_lint.cache.Cache()
