@@ -190,7 +190,7 @@ class _Entry:
     reading the file while the file's stamp is the same.
     """
 
-    __slots__ = ("batch", "charge", "name", "row", "spans", "spans_text", "stamp")
+    __slots__ = ("batch", "charge", "name", "read", "row", "spans", "spans_text", "stamp")
 
     def __init__(
         self, name: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
@@ -202,9 +202,12 @@ class _Entry:
         self.spans_text: bytes | None = spans_text
         self.spans: dict[str, Any] | None = None
         self.stamp = stamp
+        self.read: list[bytes] | None = None  # the fields as read, while nothing changed
 
     def fields(self) -> list[bytes]:
         """The entry's five fields as the document holds them."""
+        if self.read is not None:
+            return self.read
         if self.spans_text is None:
             self.spans_text = _dump(self.spans)
         place = b"%d:%d" % (self.batch, self.row)
@@ -402,7 +405,8 @@ class RunCache:
             if entry.batch not in numbers:
                 numbers[entry.batch] = len(batches)
                 batches.append(self._text(entry.batch))
-            entry.batch = numbers[entry.batch]
+            if numbers[entry.batch] != entry.batch:
+                entry.batch, entry.read = numbers[entry.batch], None
         return batches
 
     def _compacted(self, used: list[_Entry]) -> list[bytes]:
@@ -412,7 +416,7 @@ class RunCache:
         rows = [self._columns.add(tables, self._root, fresh[e.batch][e.row]) for e in used]
         text = _dump(self._columns.batch(tables))
         for entry, row in zip(used, rows, strict=True):
-            entry.batch, entry.row = 0, row
+            entry.batch, entry.row, entry.read = 0, row, None
         return [text] if used else []
 
     def _text(self, batch: int) -> bytes:
@@ -507,6 +511,7 @@ class RunCache:
                     raise CacheFormatError("an entry's YAML charge is a number")
                 batch, row = _place(parts[2])
                 entry = _Entry(parts[0], int(parts[1]), batch, row, parts[3], parts[4])
+                entry.read = parts
             if yaml_spent + entry.charge > self._yaml_total:
                 return None
             outcome = self._outcome(entry.batch, entry.row)
@@ -518,7 +523,7 @@ class RunCache:
         self._used[name] = entry
         kept = self._stamp_of(stamp)
         if entry.stamp != kept:
-            entry.stamp = kept
+            entry.stamp, entry.read = kept, None
             self._changed = True
         spent = yaml_spent + entry.charge
         if spent == outcome.yaml_spent:  # kept as 0: no YAML spent yet, and none charged
@@ -596,7 +601,8 @@ class RunCache:
             return
         for (pointer, target), span in zip(wanted, spans, strict=True):
             kept[f"{pointer}\0{target}"] = None if span is None else list(span)
-        self._used[digest + path].spans_text = None
+        entry = self._used[digest + path]
+        entry.spans_text = entry.read = None
         self._changed = True
 
 
