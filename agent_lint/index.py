@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 
 def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator[tuple[str, Any]]:
-    """Yield ``(pointer, value)`` for every value a field spec reaches in ``data``."""
+    """Yield ``(pointer, value)`` for every value a field spec reaches in ``data``.
+
+    The reference form of :func:`field_values`, which the per-file step uses.
+    """
     if not steps:
         yield pointer, data
         return
@@ -39,6 +42,36 @@ def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator
                 yield from walk_field(item, rest, f"{pointer}/{position}")
     elif isinstance(data, dict) and step in data:
         yield from walk_field(data[step], rest, f"{pointer}/{escape_token(step)}")
+
+
+@functools.cache
+def _field_plan(steps: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
+    """Each step of a field spec with its pointer token (None for an array's items)."""
+    return tuple((step, None if step == EACH else f"/{escape_token(step)}") for step in steps)
+
+
+def field_values(data: Any, steps: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """``(pointer, value)`` of every value a field spec reaches in ``data``, in document order.
+
+    The same values as :func:`walk_field`, found level by level with plain
+    loops: each level keeps its nodes in order, so the last level lists the
+    values in the order a depth-first walk yields them.
+    """
+    level: list[tuple[str, Any]] = [("", data)]
+    for step, token in _field_plan(steps):
+        reached: list[tuple[str, Any]] = []
+        if token is None:
+            for pointer, node in level:
+                if isinstance(node, list):
+                    reached.extend((f"{pointer}/{n}", item) for n, item in enumerate(node))
+        else:
+            for pointer, node in level:
+                if isinstance(node, dict) and step in node:
+                    reached.append((pointer + token, node[step]))
+        if not reached:
+            return reached
+        level = reached
+    return level
 
 
 def slug_stems(name: str) -> list[str]:
@@ -259,7 +292,7 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
         if not ref.field or ref.field[0] not in data:  # absent: nothing to walk
             continue
         scope, text = _scope(ref.scope, ctx), ""
-        for pointer, value in walk_field(data, ref.field):
+        for pointer, value in field_values(data, ref.field):
             if isinstance(value, str) and value:
                 text = text or field_text(ref.field)
                 # Interned: the same ids and pointers recur in thousands of files.
@@ -273,7 +306,7 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
             if not steps or steps[0] not in data:
                 continue
             text = ""
-            for pointer, value in walk_field(data, steps):
+            for pointer, value in field_values(data, steps):
                 if isinstance(value, str) and value:
                     text = text or field_text(steps)
                     paths.append(
