@@ -9,7 +9,7 @@ from typing import Any
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.jsontext import clip, quote
-from agent_lint.positions import pointer_of
+from agent_lint.positions import escape_token
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.schemas import parse_timestamp
 
@@ -214,7 +214,8 @@ def _visit_timestamps(data: Any, trail: list[Any], found: list[tuple[str, str, s
             created = parse_timestamp(data["created_at"])
             updated = parse_timestamp(data["updated_at"])
             if created and updated and updated < created:
-                found.append((pointer_of(trail), data["created_at"], data["updated_at"]))
+                pointer = "".join(f"/{escape_token(key)}" for key in trail)
+                found.append((pointer, data["created_at"], data["updated_at"]))
         items: Any = data.items()
     elif isinstance(data, list):
         items = enumerate(data)
