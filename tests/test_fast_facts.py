@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_lint import markdown
 from agent_lint.index import field_values, walk_field
 from agent_lint.kinds import EACH
 from agent_lint.positions import escape_token
@@ -247,3 +248,120 @@ def test_date_time_parser_reads_what_the_reference_reads(value: str) -> None:
         assert parsed is not None
         assert parsed.utcoffset() == expected.utcoffset()
         assert parsed.isoformat() == expected.isoformat()
+
+
+def _slugify_reference(heading: str) -> str:
+    """GitHub's anchor of a heading, character by character through Unicode categories."""
+    import unicodedata
+
+    text = markdown._TAG.sub("", heading).strip().lower()
+    kept = "".join(
+        ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N", "M")
+    )
+    return kept.replace(" ", "-")
+
+
+def _scan_reference(text: str) -> markdown.Note:
+    """The Markdown scan, every pattern tried on every line (no skipping by the text)."""
+    note = markdown.Note()
+    counts: dict[str, int] = {}
+
+    def add_anchor(heading: str) -> None:
+        slug = _slugify_reference(heading)
+        seen = counts.get(slug, 0)
+        counts[slug] = seen + 1
+        note.anchors.add(slug if seen == 0 else f"{slug}-{seen}")
+
+    fence: str | None = None
+    previous = ""
+    for number, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
+        opener = markdown._FENCE.match(raw)
+        if fence is not None:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
+                fence = None
+            previous = ""
+            continue
+        if opener:
+            fence = opener.group(1)
+            previous = ""
+            continue
+        line = markdown._blank_code(raw)
+        heading = markdown.atx_heading(line) if "#" in line else None
+        if heading is not None:
+            add_anchor(heading)
+        elif markdown._SETEXT.match(line) and previous.strip():
+            add_anchor(previous.strip())
+        spans: list[tuple[int, int]] = []
+        if "[" in line:
+            definition = markdown._REF_DEFINITION.match(line)
+            if definition:
+                spans.append(definition.span(1))
+            if "](" in line:
+                spans.extend(markdown._LinkScanner(line).destinations())
+                spans.sort()
+        for start, end in spans:
+            note.links.append(
+                markdown.Token(line[start:end].strip("<>"), number, start + 1, end + 1)
+            )
+        covering = 0
+        for match in markdown._ID.finditer(line):
+            while covering < len(spans) and spans[covering][1] <= match.start():
+                covering += 1
+            if covering < len(spans) and spans[covering][0] <= match.start():
+                continue
+            token = match.group(0).rstrip("._-")
+            start = match.start() + 1
+            note.ids.append(markdown.Token(token, number, start, start + len(token)))
+        previous = line
+    return note
+
+
+MARKDOWN = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["# ", "## Title", "===", "---", "```", "~~~", "`", "[", "]", "(", ")", "](", "<", ">"]
+        ),
+        st.sampled_from(['"', "'", " ", "\n", "\r\n", "D-1", "H-002", "x.md", "#a", "é", "→"]),
+        st.sampled_from(["[t](a.md)", "[r]: <b c>", "    ", "\t", "WP-7.", "Ünï", "\u0301", "_"]),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@MANY
+@given(MARKDOWN)
+def test_markdown_scan_finds_what_the_line_by_line_reference_finds(text: str) -> None:
+    """Links, ids and anchors, with their lines and columns, as trying every pattern finds."""
+    assert markdown.scan(text) == _scan_reference(text)
+
+
+@MANY
+@given(st.one_of(MARKDOWN, st.text(max_size=20)))
+def test_heading_anchor_matches_the_unicode_category_reference(heading: str) -> None:
+    """ASCII headings by one substitution, others by category: the same anchor."""
+    assert markdown.slugify(heading) == _slugify_reference(heading)
+
+
+def test_heading_anchors_of_ascii_and_unicode() -> None:
+    """Punctuation goes, letters, digits, marks, ``-`` and ``_`` stay, spaces become ``-``."""
+    assert markdown.slugify("H-001: cortex-main → codex_main!") == "h-001-cortex-main--codex_main"
+    assert markdown.slugify("Über <b>Straße</b> 2") == "über-straße-2"
+    assert markdown.slugify("e\u0301t\u00e9") == "e\u0301t\u00e9"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Title\n---\nSee D-001.\n",
+        "Title\r\n===\r\n[a](b.md) H-002\r\n",
+        "```\n[a](b.md)\n```\n# After\n",
+        "~~~~\n# in code\n~~~\nD-9\n~~~~\n## Out\n",
+        "[ref]: <x y.md>\n- [t](<a b.md> 'T') and [u](c.md \"U\") WP-1.\n",
+        "# Dup\n# Dup\nDup\n---\n",
+    ],
+)
+def test_markdown_scan_examples_agree_with_the_reference(text: str) -> None:
+    """Setext and ATX headings, fences, CRLF, angle destinations and titles, ids."""
+    assert markdown.scan(text) == _scan_reference(text)
+    assert markdown.scan(text).anchors or "#" not in text
