@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 
 def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator[tuple[str, Any]]:
-    """Yield ``(pointer, value)`` for every value a field spec reaches in ``data``."""
+    """Yield ``(pointer, value)`` for every value a field spec reaches in ``data``.
+
+    The reference form of :func:`field_values`, which the per-file step uses.
+    """
     if not steps:
         yield pointer, data
         return
@@ -39,6 +42,36 @@ def walk_field(data: Any, steps: tuple[str, ...], pointer: str = "") -> Iterator
                 yield from walk_field(item, rest, f"{pointer}/{position}")
     elif isinstance(data, dict) and step in data:
         yield from walk_field(data[step], rest, f"{pointer}/{escape_token(step)}")
+
+
+@functools.cache
+def _field_plan(steps: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
+    """Each step of a field spec with its pointer token (None for an array's items)."""
+    return tuple((step, None if step == EACH else f"/{escape_token(step)}") for step in steps)
+
+
+def field_values(data: Any, steps: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """``(pointer, value)`` of every value a field spec reaches in ``data``, in document order.
+
+    The same values as :func:`walk_field`, found level by level with plain
+    loops: each level keeps its nodes in order, so the last level lists the
+    values in the order a depth-first walk yields them.
+    """
+    level: list[tuple[str, Any]] = [("", data)]
+    for step, token in _field_plan(steps):
+        reached: list[tuple[str, Any]] = []
+        if token is None:
+            for pointer, node in level:
+                if isinstance(node, list):
+                    reached.extend((f"{pointer}/{n}", item) for n, item in enumerate(node))
+        else:
+            for pointer, node in level:
+                if isinstance(node, dict) and step in node:
+                    reached.append((pointer + token, node[step]))
+        if not reached:
+            return reached
+        level = reached
+    return level
 
 
 def slug_stems(name: str) -> list[str]:
@@ -226,20 +259,23 @@ def _names(profile: Profile, match: Match) -> Iterator[tuple[str, str, str]]:
             yield (kind.namespace, scope, stem)
 
 
+def _path_facts(
+    profile: Profile, path: str, relpath: str, match: Match, parsed: bool
+) -> tuple[tuple[tuple[str, str, str], ...], str | None, list[object]]:
+    """The names, note folder and collectors' facts of a file's path (:func:`present_facts`)."""
+    extra: list[object] = []
+    for collector in profile.collectors:
+        extra.extend(collector.present(path, relpath, match, parsed))
+    folder = path.removesuffix(".md") if match.kind.format is Format.MARKDOWN else None
+    return tuple(_names(profile, match)), folder, extra
+
+
 def present_facts(
     profile: Profile, path: str, relpath: str, match: Match, parsed: bool
 ) -> FileFacts:
     """What a classified file tells by its path alone, read or not (a pure step)."""
-    extra: list[object] = []
-    for collector in profile.collectors:
-        extra.extend(collector.present(path, relpath, match, parsed))
-    return FileFacts(
-        path,
-        tuple(_names(profile, match)),
-        parsed,
-        path.removesuffix(".md") if match.kind.format is Format.MARKDOWN else None,
-        extra=tuple(extra),
-    )
+    names, folder, extra = _path_facts(profile, path, relpath, match, parsed)
+    return FileFacts(path, names, parsed, folder, extra=tuple(extra))
 
 
 def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFacts:
@@ -249,22 +285,23 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
     an unclean record are not used to judge other files. The facts of its
     path (:func:`present_facts`) are part of them: one file, one set of facts.
     """
-    kind, data = ctx.kind, ctx.data
-    known = present_facts(profile, ctx.path, ctx.relpath, Match(kind, ctx.groups), True)
+    kind, data, path = ctx.kind, ctx.data, ctx.path
+    names, folder, extra = _path_facts(profile, path, ctx.relpath, Match(kind, ctx.groups), True)
     note = _note(ctx) if kind.format is Format.MARKDOWN else None
     if not isinstance(data, dict):
-        return known._replace(note=note)
+        return FileFacts(path, names, True, folder, note=note, extra=tuple(extra))
     references = []
     for ref in kind.refs:
-        if not ref.field or ref.field[0] not in data:  # absent: nothing to walk
+        steps = ref.field
+        if not steps or steps[0] not in data:  # absent: nothing to walk
             continue
         scope, text = _scope(ref.scope, ctx), ""
-        for pointer, value in walk_field(data, ref.field):
+        for pointer, value in field_values(data, steps):
             if isinstance(value, str) and value:
-                text = text or field_text(ref.field)
+                text = text or field_text(steps)
                 # Interned: the same ids and pointers recur in thousands of files.
                 references.append(
-                    Reference(ref.namespace, scope, intern(value), ctx.path, intern(pointer), text)
+                    Reference(ref.namespace, scope, intern(value), path, intern(pointer), text)
                 )
     append_only = kind.history is History.APPEND_ONLY
     paths = []
@@ -273,32 +310,31 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
             if not steps or steps[0] not in data:
                 continue
             text = ""
-            for pointer, value in walk_field(data, steps):
+            for pointer, value in field_values(data, steps):
                 if isinstance(value, str) and value:
                     text = text or field_text(steps)
                     paths.append(
                         PathReference(
-                            intern(value), ctx.path, intern(pointer), text, append_only, strict_only
+                            intern(value), path, intern(pointer), text, append_only, strict_only
                         )
                     )
-    index_file, index_size, entries = _index(ctx)
-    extra = list(known.extra)
+    index_file, index_size, entries = _index(ctx) if kind.index is not None else (None, None, ())
     for collector in profile.collectors:
         extra.extend(collector.collect(ctx, clean))
     return FileFacts(
-        ctx.path,
-        known.names,
+        path,
+        names,
         True,
-        known.note_folder,
-        identities=tuple(_identities(ctx)),
-        references=tuple(references),
-        paths=tuple(paths),
-        index_file=index_file,
-        index_size=index_size,
-        index_entries=entries,
-        listed=_listed(profile, ctx, clean),
-        note=note,
-        extra=tuple(extra),
+        folder,
+        tuple(_identities(ctx)) if kind.namespace or kind.sub_ids else (),
+        tuple(references),
+        tuple(paths),
+        index_file,
+        index_size,
+        entries,
+        _listed(profile, ctx, clean),
+        note,
+        tuple(extra),
     )
 
 

@@ -6,6 +6,7 @@ code never count as links or ids. Columns stay those of the original text.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import defaultdict, deque
@@ -24,6 +25,7 @@ _STOP = re.compile(r"[)\s]")
 _ANGLE = re.compile(">")
 _DOUBLE = re.compile('"')
 _SINGLE = re.compile("'")
+_CLOSERS = {">": _ANGLE, '"': _DOUBLE, "'": _SINGLE}
 
 # Every scanner here is linear in the length of a line by construction: no
 # pattern can backtrack over text it has already matched (a note of one long
@@ -48,12 +50,23 @@ class Note:
     anchors: set[str] = field(default_factory=set)
 
 
+#: The ASCII characters a heading's anchor drops: all but letters, digits, " ", "-" and "_".
+_ASCII_DROPPED = re.compile(r"[^0-9A-Za-z _-]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_in_anchor(ch: str) -> bool:
+    """Whether a heading's anchor keeps ``ch``: a letter, number or mark, or `` -_``."""
+    return ch in " -_" or unicodedata.category(ch)[0] in ("L", "N", "M")
+
+
 def slugify(heading: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to '-'."""
     text = _TAG.sub("", heading).strip().lower()
-    kept = "".join(
-        ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in ("L", "N", "M")
-    )
+    if text.isascii():  # ASCII letters and digits are the only ASCII letters and numbers
+        kept = _ASCII_DROPPED.sub("", text)
+    else:
+        kept = "".join([ch for ch in text if _kept_in_anchor(ch)])
     return kept.replace(" ", "-")
 
 
@@ -132,8 +145,15 @@ class _LinkScanner:
         self.line = line
         self.text = _Next(line, _TEXT)
         self.stop = _Next(line, _STOP)
-        self.angle = _Next(line, _ANGLE)
-        self.quotes = {'"': _Next(line, _DOUBLE), "'": _Next(line, _SINGLE)}
+        # Finders of ">" and of closing quotes, made when a destination or title needs one.
+        self._closers: dict[str, _Next] = {}
+
+    def _closer(self, char: str) -> _Next:
+        """The finder of ``char`` (``>``, ``"`` or ``'``) in this line, made once."""
+        found = self._closers.get(char)
+        if found is None:
+            found = self._closers[char] = _Next(self.line, _CLOSERS[char])
+        return found
 
     def destinations(self) -> list[tuple[int, int]]:
         """Start and end of each link's destination, ``<…>`` included."""
@@ -160,7 +180,7 @@ class _LinkScanner:
         line = self.line
         start = self.text.at(position)
         if line.startswith("<", start):
-            close = self.angle.at(start + 1)
+            close = self._closer(">").at(start + 1)
             if close < len(line):
                 end_of_link = self._closing(close + 1)
                 if end_of_link is not None:
@@ -176,7 +196,7 @@ class _LinkScanner:
         line = self.line
         following = self.text.at(position)
         if following > position and following < len(line) and line[following] in "\"'":
-            close = self.quotes[line[following]].at(following + 1)
+            close = self._closer(line[following]).at(following + 1)
             if close == len(line):
                 return None
             following = self.text.at(close + 1)
@@ -186,21 +206,21 @@ class _LinkScanner:
 def scan(text: str) -> Note:
     """Collect links, id mentions and heading anchors from Markdown ``text``."""
     note = Note()
+    links, ids, anchors = note.links, note.ids, note.anchors
     counts: dict[str, int] = {}
-
-    def add_anchor(heading: str) -> None:
-        slug = slugify(heading)
-        seen = counts.get(slug, 0)
-        counts[slug] = seen + 1
-        note.anchors.add(slug if seen == 0 else f"{slug}-{seen}")
-
+    # What no line of the text can hold is not looked for line by line: a fence needs
+    # three backticks or tildes, a setext underline "=" or "-".
+    fences = "```" in text or "~~~" in text
+    underlines = "=" in text or "-" in text
     fence: str | None = None
     previous = ""
     # Lines end at "\n" only (a CR before it is dropped), as editors and GitHub count
     # them; str.splitlines would also break at form feeds and U+2028.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.removesuffix("\r")
-        opener = _FENCE.match(raw)
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [raw.removesuffix("\r") for raw in lines]
+    for number, raw in enumerate(lines, start=1):
+        opener = _FENCE.match(raw) if fences else None
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
                 fence = None
@@ -212,10 +232,13 @@ def scan(text: str) -> Note:
             continue
         line = _blank_code(raw)
         heading = atx_heading(line) if "#" in line else None
+        if heading is None and underlines and previous.strip() and _SETEXT.match(line):
+            heading = previous.strip()
         if heading is not None:
-            add_anchor(heading)
-        elif _SETEXT.match(line) and previous.strip():
-            add_anchor(previous.strip())
+            slug = slugify(heading)
+            seen = counts.get(slug, 0)
+            counts[slug] = seen + 1
+            anchors.add(slug if seen == 0 else f"{slug}-{seen}")
         spans: list[tuple[int, int]] = []
         if "[" in line:  # a link or a reference definition needs a bracket
             definition = _REF_DEFINITION.match(line)
@@ -226,14 +249,16 @@ def scan(text: str) -> Note:
                 spans.sort()
         for start, end in spans:
             target = line[start:end].strip("<>")
-            note.links.append(Token(target, number, start + 1, end + 1))
-        covering = 0
-        for match in _ID.finditer(line) if "-" in line else ():
-            while covering < len(spans) and spans[covering][1] <= match.start():
-                covering += 1
-            if covering < len(spans) and spans[covering][0] <= match.start():
-                continue  # the id is part of a link destination
-            token = match.group(0).rstrip("._-")
-            note.ids.append(Token(token, number, match.start() + 1, match.start() + len(token) + 1))
+            links.append(Token(target, number, start + 1, end + 1))
+        if "-" in line:
+            covering = 0
+            for match in _ID.finditer(line):
+                while covering < len(spans) and spans[covering][1] <= match.start():
+                    covering += 1
+                if covering < len(spans) and spans[covering][0] <= match.start():
+                    continue  # the id is part of a link destination
+                token = match.group(0).rstrip("._-")
+                column = match.start() + 1
+                ids.append(Token(token, number, column, column + len(token)))
         previous = line
     return note

@@ -89,9 +89,9 @@ _NUMBER = whole("[0-9]+")
 def _check_numbered(ctx: FileContext) -> Iterator[Diagnostic]:
     """A file named by a number (:attr:`NameRule.TURN`): four digits or more, equal to its id."""
     kind, stem = ctx.kind, ctx.groups["stem"]
-    file_name = PurePosixPath(ctx.path).name
     number = int(stem) if _NUMBER.match(stem) else None
     if number is None or len(stem) < 4:
+        file_name = PurePosixPath(ctx.path).name
         yield INVALID_FILE_NAME.at(
             ctx.path,
             f'{kind.title} file name "{file_name}" must be a number of at least 4 digits, '
@@ -104,6 +104,7 @@ def _check_numbered(ctx: FileContext) -> Iterator[Diagnostic]:
         return
     value = ctx.data.get(kind.id_field)
     if isinstance(value, INTEGER) and not isinstance(value, bool) and value != number:
+        file_name = PurePosixPath(ctx.path).name
         yield ID_NAME_MISMATCH.at(
             ctx.path,
             f"{kind.id_field} {quote(value)} does not match its file name {file_name} "
@@ -135,8 +136,11 @@ def _name_mismatch(ctx: FileContext, value: str, integer: bool = False) -> str |
     stem = ctx.groups.get("stem")
     if stem is None or stem == value:
         return None
-    file_name = PurePosixPath(ctx.path).name
-    suffix = PurePosixPath(ctx.path).suffix
+    exact = ctx.config.file_name_rule == "exact"
+    if kind.name_rule is NameRule.SLUG and not exact and stem.startswith(value + "-"):
+        return None  # the id and a slug: the name agents give these records
+    name = PurePosixPath(ctx.path)
+    file_name, suffix = name.name, name.suffix
     prefix = kind.timed_prefix
     if kind.name_rule is NameRule.TIMED and not stem.startswith(prefix):
         # The runtime names a record by its time and never ties the id to that name;
@@ -148,7 +152,7 @@ def _name_mismatch(ctx: FileContext, value: str, integer: bool = False) -> str |
             f"(expected {field} {quote(prefix + stem)})"
         )
     if kind.name_rule in (NameRule.STEM, NameRule.TIMED) or (
-        kind.name_rule is NameRule.SLUG and ctx.config.file_name_rule == "exact"
+        kind.name_rule is NameRule.SLUG and exact
     ):
         if renamable and kind.id_pattern is not None and not kind.id_pattern.match(stem):
             return (

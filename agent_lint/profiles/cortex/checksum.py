@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from agent_lint.jsontext import clip
 PREFIX = "sha256:"
 MAX_SAFE_INTEGER = 2**53 - 1
 _LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ChecksumError(ValueError):
@@ -97,7 +99,7 @@ def canonicalize(value: Any, depth: int = 0) -> str:
     if isinstance(value, (int, float, Decimal)):
         return _number(value)
     if isinstance(value, str):
-        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        if _LONE_SURROGATE.search(value):
             raise ChecksumError(f"string {clip(json.dumps(value))} contains a lone surrogate")
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
@@ -111,9 +113,36 @@ def canonicalize(value: Any, depth: int = 0) -> str:
     raise ChecksumError(f"{type(value).__name__} is not a JSON value")
 
 
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is a scalar whose canonical form is what ``json.dumps`` writes.
+
+    ``None``, booleans, strings and integers up to 2^53-1; floats (whose
+    canonical form is ECMAScript's) and everything else take :func:`canonicalize`.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    return kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+
+
+def canonical_text(obj: dict[str, Any]) -> str:
+    """RFC 8785 text of a checksum input (:func:`checksum_input`), the same as :func:`canonicalize`.
+
+    The input's keys are ASCII (UTF-16 order is code point order), its lists
+    hold strings only, so when both scalars are plain (:func:`_plain`) and no
+    string holds a lone surrogate, one ``json.dumps`` with sorted keys writes
+    the canonical text; otherwise :func:`canonicalize` writes it or raises.
+    """
+    if _plain(obj["conversation_id"]) and _plain(obj["latest_turn"]):
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        if not _LONE_SURROGATE.search(text):
+            return text
+    return canonicalize(obj)
+
+
 def compute(handoff: dict[str, Any]) -> str:
     """The checksum v1 a conversation handoff must carry."""
-    text = canonicalize(checksum_input(handoff))
+    text = canonical_text(checksum_input(handoff))
     return PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

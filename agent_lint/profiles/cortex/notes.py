@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -274,16 +275,20 @@ def _shapes(resolver: Resolver) -> dict[str, set[tuple[str, ...]]]:
 def _checked(
     index: RepoIndex,
     resolver: Resolver,
-    shapes: dict[str, set[tuple[str, ...]]],
+    shapes: Callable[[], dict[str, set[tuple[str, ...]]]],
     namespace: str,
     text: str,
 ) -> bool:
-    """Whether a mention is judged at all (see the AL315 rule)."""
+    """Whether a mention is judged at all (see the AL315 rule).
+
+    ``shapes`` gives the id shapes of the records present (computed on first
+    use: only a mention that resolves to no record needs them).
+    """
     if not _DIGIT.search(text):
         return False
     if index.config.strict:
         return resolver.keeps_records(namespace) or index.config.strict_references
-    return id_shape(text) in shapes.get(namespace, set()) or _typo(resolver, namespace, text)
+    return id_shape(text) in shapes().get(namespace, set()) or _typo(resolver, namespace, text)
 
 
 def _typo(resolver: Resolver, namespace: str, text: str) -> bool:
@@ -299,7 +304,7 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
     checker = path_checker_of(index)
     anchors = _Anchors(index)
     resolver = resolver_of(index)
-    shapes = _shapes(resolver)
+    shapes = functools.cache(functools.partial(_shapes, resolver))
     absent = Absent()
     anchors.fs.prefetch(
         full

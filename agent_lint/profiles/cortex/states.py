@@ -196,20 +196,35 @@ def find_cycles(edges: dict[str, list[str]]) -> list[list[str]]:
     return sorted(cycles)
 
 
-def _timestamps(data: Any, pointer: str = "") -> Iterator[tuple[str, str, str]]:
+def _timestamps(data: Any) -> list[tuple[str, str, str]]:
+    """``(pointer, created_at, updated_at)`` of every object whose update precedes its creation.
+
+    Objects are visited in document order; the pointer is built only for a hit,
+    so a clean record costs one walk over its containers and nothing more.
+    """
+    found: list[tuple[str, str, str]] = []
+    _visit_timestamps(data, [], found)
+    return found
+
+
+def _visit_timestamps(data: Any, trail: list[Any], found: list[tuple[str, str, str]]) -> None:
     if isinstance(data, dict):
         if "updated_at" in data and "created_at" in data:
             created = parse_timestamp(data["created_at"])
             updated = parse_timestamp(data["updated_at"])
             if created and updated and updated < created:
-                yield pointer, data["created_at"], data["updated_at"]
-        for key, value in data.items():
-            if value and isinstance(value, (dict, list)):
-                yield from _timestamps(value, f"{pointer}/{escape_token(key)}")
+                pointer = "".join(f"/{escape_token(key)}" for key in trail)
+                found.append((pointer, data["created_at"], data["updated_at"]))
+        items: Any = data.items()
     elif isinstance(data, list):
-        for number, item in enumerate(data):
-            if item and isinstance(item, (dict, list)):
-                yield from _timestamps(item, f"{pointer}/{number}")
+        items = enumerate(data)
+    else:
+        return
+    for key, value in items:
+        if value and isinstance(value, (dict, list)):
+            trail.append(key)
+            _visit_timestamps(value, trail, found)
+            trail.pop()
 
 
 def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
