@@ -7,6 +7,7 @@ error or crash (one line; a traceback only with ``--debug``).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -309,8 +310,6 @@ def _write(text: str, target: Path | None) -> None:
     Records may hold text that is not valid Unicode (lone surrogates); it is
     written with backslash escapes instead of failing the run.
     """
-    import tempfile
-
     data = text.encode("utf-8", errors="backslashreplace")
     if target is None:
         stream = getattr(sys.stdout, "buffer", None)
@@ -322,6 +321,8 @@ def _write(text: str, target: Path | None) -> None:
             stream.flush()
         sys.stdout.flush()
         return
+    import tempfile  # only to write a file: stdout needs none of it
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -465,7 +466,7 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from agent_lint import baseline
-    from agent_lint.reporters import REPORTERS, ReportOptions, diff, github, sarif, summary, text
+    from agent_lint.reporters import REPORTERS, ReportOptions, github, sarif, text
 
     if args.print_checksum is not None:
         _write(print_checksum(args.print_checksum), None)
@@ -493,6 +494,8 @@ def run(args: argparse.Namespace) -> int:
         _write(_show_files(result), args.output_file)
         return EXIT_CLEAN
     if args.diff:
+        from agent_lint.reporters import diff
+
         _write(diff.render(edits), args.output_file)
         return EXIT_FINDINGS if edits else EXIT_CLEAN
     if args.write_baseline is not None:
@@ -521,6 +524,8 @@ def run(args: argparse.Namespace) -> int:
     if args.sarif_file is not None:
         _write(sarif.render(result, workspace), args.sarif_file)
     if args.summary_file is not None:
+        from agent_lint.reporters import summary
+
         annotated = len(github.selected(result)) if fmt == "github" else None
         _append(args.summary_file, summary.render(result, annotated, workspace))
     for line in failed:
@@ -581,6 +586,19 @@ def _fail(args: argparse.Namespace, message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agent-lint`` command."""
     args = build_parser().parse_args(argv)
+    # Loading the engine makes no garbage, only modules, classes and functions that live
+    # to the end; collecting while they load walks them again and again. The collector
+    # is off until the lint pass, which turns it on (see linter.lint_target).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _main(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(args: argparse.Namespace) -> int:
     from agent_lint.config import ConfigError
     from agent_lint.schemas import SchemaConfigError
 

@@ -20,11 +20,6 @@ from agent_lint.diagnostics import Severity
 from agent_lint.fileio import in_git_dir
 from agent_lint.jsontext import clip
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 CONFIG_FILE = ".agent-lint.toml"
 
 
@@ -680,7 +675,17 @@ def find_config_file(root: Path) -> tuple[Path, Mapping[str, Any]] | None:
     return None
 
 
+def _toml() -> Any:
+    """The TOML reader, loaded when a configuration file is read (most runs read none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
 def _load_toml(path: Path) -> dict[str, Any]:
+    tomllib = _toml()
     try:
         with path.open("rb") as handle:
             data: dict[str, Any] = tomllib.load(handle)
@@ -722,6 +727,7 @@ def gate_config_from_text(data: bytes, name: str, source: Path) -> Config | None
     None when it has no such table). Only :data:`GATE_KEYS` are read: other
     settings, such as ``schema-dirs``, come from the files being linted.
     """
+    tomllib = _toml()
     try:
         table: Any = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

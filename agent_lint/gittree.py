@@ -31,13 +31,12 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_lint import gitgate
 from agent_lint.config import ConfigError
 from agent_lint.discovery import Target
 from agent_lint.fileio import NotRead
 from agent_lint.filesystem import DISK, AddedIn, DirEntry, FileSystem, Standing
-from agent_lint.gitgate.snapshots import WorkTreeSnapshot
 from agent_lint.gitplumbing import (
     MODE_GITLINK,
     MODE_SYMLINK,
@@ -48,6 +47,10 @@ from agent_lint.gitplumbing import (
     Repository,
     TreeEntry,
 )
+
+if TYPE_CHECKING:
+    # The gate is loaded only when git is asked something: a clean run never needs it.
+    from agent_lint.gitgate.snapshots import WorkTreeSnapshot
 
 #: Links followed on the way to one path before it counts as a loop (Linux's ELOOP limit).
 MAX_LINKS = 40
@@ -489,6 +492,8 @@ class RecordHistory:
         if entry is None or entry.mode not in REGULAR_MODES:
             return False
         if self._work_tree is None:
+            from agent_lint.gitgate.snapshots import WorkTreeSnapshot
+
             prefix = session.tree_path(str(self.target.agent_dir)) or ""
             self._work_tree = WorkTreeSnapshot(session.repo, [prefix])
         return self._work_tree.sha(git) == entry.sha
@@ -502,6 +507,8 @@ class RecordHistory:
 
     def _find(self) -> bool:
         if self.session is None:
+            from agent_lint import gitgate
+
             repo = gitgate.choose_repository(self.target.agent_dir, self.target.root)
             if repo is None:
                 return False

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agent_lint.config import Config
+from agent_lint.jsontext import escape_token
 from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
 from agent_lint.markdown import Note, scan
-from agent_lint.positions import escape_token
 from agent_lint.schemas import SchemaStore
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ here as the digits it was read from.
 from __future__ import annotations
 
 import json
+import os
 import re
-import secrets
 from decimal import Decimal
 from typing import Any
 
@@ -21,7 +21,7 @@ INTEGER = (int, Decimal)
 def dumps(value: Any, **options: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, **options)``, writing long integers as digits."""
     digits: list[str] = []
-    nonce = secrets.token_hex(8)
+    nonce = os.urandom(8).hex()  # what secrets.token_hex(8) returns
 
     def placeholder(item: Any) -> str:
         if isinstance(item, Decimal) and item.is_finite():
@@ -34,6 +34,14 @@ def dumps(value: Any, **options: Any) -> str:
     if not digits:
         return text
     return re.sub(f'"{nonce}:([0-9]+)"', lambda m: digits[int(m.group(1))], text)
+
+
+def escape_token(token: str | int) -> str:
+    """Escape one JSON-pointer reference token (RFC 6901)."""
+    text = str(token)
+    if "~" not in text and "/" not in text:
+        return text
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 #: The most characters of one value a message shows; a longer value is cut with "…".

@@ -14,8 +14,8 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_lint import fixer, gitgate, gittree
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
 from agent_lint.cache import Cache, RunCache, Span, content_digest
@@ -34,18 +34,9 @@ from agent_lint.discovery import (
 )
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
-from agent_lint.gitgate.snapshots import fold
-from agent_lint.gitplumbing import GitError
 from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter
-from agent_lint.positions import (
-    Locations,
-    ScanError,
-    locate_json,
-    locate_json_pointers,
-    locate_yaml,
-)
 from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
@@ -56,6 +47,14 @@ from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
+
+if TYPE_CHECKING:
+    # Loaded when a run needs them: the gate with a base, the fixer for a fixable
+    # finding, positions for a finding to place. A clean run loads none of them.
+    from agent_lint import fixer, gitgate
+    from agent_lint.filesystem import AddedIn, Standing
+    from agent_lint.gittree import RecordHistory
+    from agent_lint.positions import Locations
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
@@ -183,8 +182,14 @@ def lint_target(
         raise ConfigError(
             "--new-only reports what a change adds to its merge-base with a base: add --base REF"
         )
-    own = gittree.RecordHistory(target, base) if history is None and fs.on_disk else None
+    own = _WorkTreeHistory(target, base) if history is None and fs.on_disk else None
     collector = gc.get_threshold()
+    started_off = not gc.isenabled()
+    if started_off:
+        # The command loaded the engine with the collector off (see cli.main): what it
+        # loaded lives as long as the process, so the pass's collections never walk it.
+        gc.freeze()
+        gc.enable()
     gc.set_threshold(*RUN_GC_THRESHOLD)
     try:
         return _lint_target(
@@ -204,8 +209,36 @@ def lint_target(
         )
     finally:
         gc.set_threshold(*collector)
+        if started_off:
+            gc.disable()
+            gc.unfreeze()
         if own is not None:
             own.close()
+
+
+class _WorkTreeHistory:
+    """The work tree's git history (:class:`~agent_lint.gittree.RecordHistory`), loaded when asked.
+
+    Only a broken path of an append-only record asks where it stands, so a run
+    without one loads neither git's plumbing nor the gate.
+    """
+
+    def __init__(self, target: Target, base: str | None) -> None:
+        self._target, self._base = target, base
+        self._history: RecordHistory | None = None
+
+    def origin(self, record: str) -> Standing | AddedIn:
+        """How ``record`` stands in git's history (see :meth:`RecordHistory.origin`)."""
+        if self._history is None:
+            from agent_lint.gittree import RecordHistory
+
+            self._history = RecordHistory(self._target, self._base)
+        return self._history.origin(record)
+
+    def close(self) -> None:
+        """End the git process the history started, if it started one."""
+        if self._history is not None:
+            self._history.close()
 
 
 def _lint_target(
@@ -352,6 +385,8 @@ def _lint_target(
     gate_config = config
     located: gitgate.Located | None = None
     if base:
+        from agent_lint import gitgate
+
         # The append-only gate runs even then: a change that deletes every record
         # must not turn the gate off.
         request = gate or gitgate.Request(base, staged)
@@ -381,10 +416,13 @@ def _lint_target(
         d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
     ]
     # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
-    twins = {fold(d.path) for d in kept_findings if d.code == TWIN.code}
-    kept_findings = [
-        d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
-    ]
+    if any(d.code == TWIN.code for d in kept_findings):
+        from agent_lint.gitgate.snapshots import fold
+
+        twins = {fold(d.path) for d in kept_findings if d.code == TWIN.code}
+        kept_findings = [
+            d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
+        ]
     if fs.on_disk and any(d.fixable for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     places = (stored, digests) if stored is not None else None
@@ -457,6 +495,9 @@ def _merge_base_findings(
     target: Target, only: Sequence[Path], located: gitgate.Located, cache: Cache | None = None
 ) -> Counter[str]:
     """The fingerprints of the findings of the merge-base's tree, linted from git objects."""
+    from agent_lint import gittree
+    from agent_lint.gitplumbing import GitError
+
     session = gittree.GitSession(located.repo, target)
     known: Counter[str] = Counter()
     try:
@@ -489,6 +530,8 @@ def _fixable_as_planned(
     instead of promising a fix; a write outside the paths of the run
     (``--fix PATH``) is not made, so its findings are not fixable in that run.
     """
+    from agent_lint import fixer
+
     edits, blocked = fixer.plan_all(index, unsafe)
     resolved = {path for edit in edits if fix_allowed(edit, roots) for path in edit.resolves}
     reasons = {path: block for block in blocked for path in block.resolves}
@@ -589,6 +632,14 @@ def _locations(
     wanted: list[tuple[str, str]] | None = None,
 ) -> Locations:
     """Where the values of the file at ``full`` are; only the ``wanted`` pointers in JSON."""
+    from agent_lint.positions import (
+        Locations,
+        ScanError,
+        locate_json,
+        locate_json_pointers,
+        locate_yaml,
+    )
+
     raw, _ = read_file(full, path, limits.max_file_bytes, fs)
     try:
         text = (raw or b"").decode("utf-8").removeprefix("\ufeff")
@@ -664,6 +715,8 @@ def lint_paths(
         try:
             target = find_target(path, explicit_config, profile)
         except (ConfigError, NoProfile) as exc:
+            from agent_lint import gitgate
+
             # No store here, but the merge-base may hold one: the gate still runs.
             moved = gitgate.gate_target(path, explicit_config, base, profile)
             if moved is not None:
@@ -689,7 +742,11 @@ def lint_paths(
     written = _written_in(rewritten, [target for target, _ in groups.values()])
     for key, (target, limits) in groups.items():
         whole = target.root.resolve() in limits
-        request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
+        request = None
+        if base or target.config.base:  # the command line's settings for the gate
+            from agent_lint import gitgate
+
+            request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
         prior = replay.replays.get(key) if replay is not None and written is not None else None
         kept = Replay() if record else None
         result = lint_target(

@@ -14,13 +14,14 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any
 
 from agent_lint.config import LIMITS, Limits
-from agent_lint.jsontext import quote
-from agent_lint.yamlsafe import safe_yaml, yaml_spans
+from agent_lint.jsontext import escape_token, quote
+from agent_lint.yamlsafe import yaml_spans
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
 
 
 @dataclass(frozen=True)
@@ -61,14 +62,6 @@ class Locations:
                 return self.values[pointer]
             pointer = pointer.rsplit("/", 1)[0]
         return self.values.get("")
-
-
-def escape_token(token: str | int) -> str:
-    """Escape one JSON-pointer reference token (RFC 6901)."""
-    text = str(token)
-    if "~" not in text and "/" not in text:
-        return text
-    return text.replace("~", "~0").replace("/", "~1")
 
 
 def pointer_of(parts: Any) -> str:
@@ -508,6 +501,10 @@ def locate_yaml(text: str, line_offset: int = 0, limits: Limits | None = None) -
             for pointer, offsets in spans.duplicates
         ]
         return found
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    from agent_lint.yamlpure import safe_yaml  # only without libyaml
+
     try:
         root = safe_yaml(limits or Limits()).compose(text)
     except Exception:

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -546,7 +545,7 @@ def _fast_validator(schema: dict[str, Any]) -> Any:
 
 def bundled_schema_dir() -> Path:
     """The folder of bundled schemas: inside the installed package, or the source tree."""
-    packaged = Path(str(resources.files("agent_lint"))) / "schemas"
+    packaged = Path(__file__).parent / "schemas"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parent.parent / "schemas"

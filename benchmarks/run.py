@@ -59,8 +59,8 @@ DEFAULT_SIZES = (100, 1000)
 MODIFIED_HANDOFFS = 200
 #: Above this many records, ``--repeat-large`` replaces ``--repeat``.
 LARGE = 50_000
-#: Packages only some runs need (explaining a schema error, ``--base``).
-ON_DEMAND = ("jsonschema", "referencing", "attrs", "rpds", "git", "gitdb")
+#: Packages only some runs need (explaining a schema error, ``--base``, YAML without libyaml).
+ON_DEMAND = ("jsonschema", "referencing", "attrs", "rpds", "ruamel", "git", "gitdb")
 #: Keep each check-jsonschema command line well below the kernel's limit.
 MAX_ARGS_BYTES = 1_000_000
 #: A proxy nobody listens on: any network fetch by check-jsonschema fails at once.

@@ -394,19 +394,44 @@ def test_the_c_reader_and_the_pure_reader_agree(text):
     import math
 
     from agent_lint.config import Limits
-    from agent_lint.yamlsafe import _pure_read, has_c_reader, read_yaml
+    from agent_lint.yamlpure import pure_read
+    from agent_lint.yamlsafe import has_c_reader, read_yaml
 
     if not has_c_reader():
         pytest.skip("libyaml is not installed")
     limits = Limits()
     fast, pure = (
         _outcome(lambda t: read_yaml(t, limits), text),
-        _outcome(lambda t: _pure_read(t, limits), text),
+        _outcome(lambda t: pure_read(t, limits), text),
     )
     nan = {"j": True} if fast[0] == "data" and isinstance(fast[1], dict) and "j" in fast[1] else {}
     if nan:  # NaN is not equal to itself
         assert math.isnan(fast[1].pop("j")) and math.isnan(pure[1].pop("j"))
     assert fast == pure
+
+
+@pytest.mark.parametrize("text", _DOCUMENTS)
+def test_without_libyaml_the_pure_reader_reads_and_places_as_libyaml_does(text, monkeypatch):
+    """The fallback loads ruamel.yaml on first use and agrees with the C reader."""
+    import math
+
+    from agent_lint import yamlsafe
+    from agent_lint.config import Limits
+    from agent_lint.positions import locate_yaml
+
+    if not yamlsafe.has_c_reader():
+        pytest.skip("libyaml is not installed")
+    limits = Limits()
+    fast = _outcome(lambda t: yamlsafe.read_yaml(t, limits), text)
+    places = locate_yaml(text, 2, limits)
+    monkeypatch.setattr(yamlsafe, "_CParser", None)
+    pure = _outcome(lambda t: yamlsafe.read_yaml(t, limits), text)
+    pure_places = locate_yaml(text, 2, limits)
+    if fast[0] == "data" and isinstance(fast[1], dict) and "j" in fast[1]:  # NaN != NaN
+        assert math.isnan(fast[1].pop("j")) and math.isnan(pure[1].pop("j"))
+    assert fast == pure
+    if fast[0] == "data" and "\u2028" not in text:  # libyaml breaks lines at U+2028
+        assert (pure_places.values, pure_places.keys) == (places.values, places.keys)
 
 
 def test_a_yaml_turn_near_the_size_limit_is_read_quickly(lint_tree):

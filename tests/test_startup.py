@@ -87,6 +87,52 @@ def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> N
     assert not {m.split(".")[0] for m in modules} & set(DETAILED)
 
 
+#: What a clean run in a git work tree does without: the append-only gate and git's
+#: plumbing (no base, and no broken path asks git where a record stands), the fixer
+#: and the profiles' fix planners (nothing to fix), the diff and job summary reporters,
+#: the pure-Python YAML reader (libyaml reads every document), a configuration reader
+#: (no configuration file) and the modules only these need.
+UNUSED_BY_A_CLEAN_RUN = (
+    "agent_lint.fixer",
+    "agent_lint.jsonedit",
+    "agent_lint.profiles.cortex.fixes",
+    "agent_lint.profiles.astrion.fixes",
+    "agent_lint.gitgate",
+    "agent_lint.gitgate.checks",
+    "agent_lint.gitgate.snapshots",
+    "agent_lint.gittree",
+    "agent_lint.gitplumbing",
+    "agent_lint.reporters.diff",
+    "agent_lint.reporters.summary",
+    "agent_lint.yamlpure",
+    "ruamel",
+    "ruamel.yaml",
+    "tomllib",
+    "tempfile",
+    "subprocess",
+    "importlib.resources",
+)
+
+
+def test_a_clean_run_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+    repo = generate(tmp_path / "repo", 120)
+    subprocess.run(["git", "init", "-q", str(repo.root)], check=True)
+    code, modules = _imported("--no-cache", str(repo.root))
+    assert code == 0
+    assert not modules & set(UNUSED_BY_A_CLEAN_RUN)
+
+
+def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
+    """A fixable finding loads the fixer; ``--diff`` its reporter; the lazy imports resolve."""
+    repo = generate(tmp_path / "repo", 120, {"agreement": 1})
+    code, modules = _imported("--no-cache", str(repo.root))
+    assert code == 1
+    assert {"agent_lint.fixer", "agent_lint.profiles.cortex.fixes"} <= modules
+    code, modules = _imported("--no-cache", "--diff", str(repo.root))
+    assert code == 1
+    assert "agent_lint.reporters.diff" in modules
+
+
 def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:
     repo = generate(tmp_path / "repo", 120, {"schema": 1})
     code, modules = _imported(str(repo.root))
@@ -116,3 +162,34 @@ def test_the_collector_is_tuned_for_the_run_and_restored(
     assert not result.diagnostics
     assert seen == [linter.RUN_GC_THRESHOLD]
     assert gc.get_threshold() == before
+
+
+def test_the_engine_loads_with_the_collector_off_and_the_pass_collects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Start-up makes no garbage: the collector is off until the lint pass, which does not
+    walk what start-up loaded (frozen); everything is restored when the command ends."""
+    import gc
+
+    from agent_lint import cli, linter
+
+    seen: dict[str, object] = {}
+    real_find, real_pass = linter.find_target, linter._lint_target
+
+    def find(*args: object) -> object:
+        seen["start-up"] = gc.isenabled()
+        return real_find(*args)  # type: ignore[arg-type]
+
+    def lint_pass(*args: object) -> linter.LintResult:
+        seen["pass"] = (gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold())
+        return real_pass(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(linter, "find_target", find)
+    monkeypatch.setattr(linter, "_lint_target", lint_pass)
+    repo = generate(tmp_path / "repo", 120)
+    frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
+    assert gc.isenabled()
+    assert cli.main(["--no-cache", "-q", str(repo.root)]) == 0
+    assert seen == {"start-up": False, "pass": (True, True, linter.RUN_GC_THRESHOLD)}
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    assert gc.get_threshold() == threshold

@@ -10,13 +10,26 @@ format's own rules are listed in ``docs/profiles.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent_lint.diagnostics import Rule
 from agent_lint.kinds import Format, Kind, NameRule, Namespace, index_spec, refs, whole
 from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.profiles.astrion import checks
 from agent_lint.profiles.astrion.facts import AstrionCollector
-from agent_lint.profiles.astrion.fixes import plan_derived_files
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check
+
+if TYPE_CHECKING:
+    from agent_lint.fixer import Blocked, Edit
+    from agent_lint.index import RepoIndex
+
+
+def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
+    """The derived files to rewrite (:mod:`~agent_lint.profiles.astrion.fixes`, loaded to plan)."""
+    from agent_lint.profiles.astrion import fixes
+
+    return fixes.plan_derived_files(index, unsafe)
+
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _C = r"conversations/(?P<conversation>[^/]+)"

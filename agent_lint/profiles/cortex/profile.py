@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_lint.kinds import Match
 from agent_lint.profile import Hook, Marker, Profile
 from agent_lint.profiles.cortex import agreement, conversations, notes, ordering, states
 from agent_lint.profiles.cortex.checksum import checksum_line
 from agent_lint.profiles.cortex.facts import CortexCollector
-from agent_lint.profiles.cortex.fixes import plan_state_files
 from agent_lint.profiles.cortex.kinds import (
     KINDS,
     KINDS_BY_NAME,
@@ -19,6 +18,10 @@ from agent_lint.profiles.cortex.kinds import (
 )
 from agent_lint.profiles.cortex.summary import handoff_chains
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, references
+
+if TYPE_CHECKING:
+    from agent_lint.fixer import Blocked, Edit
+    from agent_lint.index import RepoIndex
 
 _CONVERSATION = KINDS_BY_NAME["conversation"].id_pattern
 _MISSION = KINDS_BY_NAME["mission"].id_pattern
@@ -47,6 +50,13 @@ def holds_cortex_state(match: Match, relpath: str, data: Any) -> bool:
         return False
     keys = (kind.id_field, kind.index.array if kind.index else None)
     return any(key in data for key in keys if key)
+
+
+def plan_state_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
+    """State files to regenerate (:mod:`~agent_lint.profiles.cortex.fixes`, loaded to plan)."""
+    from agent_lint.profiles.cortex import fixes
+
+    return fixes.plan_state_files(index, unsafe)
 
 
 def _codes(*rules: Any) -> frozenset[str]:

@@ -8,8 +8,7 @@ from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.jsontext import clip, quote
-from agent_lint.positions import escape_token
+from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.schemas import parse_timestamp
 
