@@ -58,6 +58,21 @@ def _codes(value: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _jobs(value: str) -> int | None:
+    """A ``--jobs`` argument: a number of processes, or ``auto`` (None)."""
+    if value.strip().lower() == "auto":
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of processes (1 or more) or auto, got {value!r}"
+        )
+    return count
+
+
 def _path(value: str) -> Path:
     """A path argument (:mod:`pathlib` is imported once a command has paths to use)."""
     from pathlib import Path
@@ -232,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the cache in DIR (default: .agent_lint_cache/ at the repository root; "
         "also: AGENT_LINT_CACHE_DIR)",
     )
+    parser.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=None,
+        help="processes that check files: a number, or auto (default: one per core, "
+        "only for runs with many files to check; 1: never fork); the output is the same",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on crashes")
     parser.add_argument("--version", action="version", version=f"agent-lint {__version__}")
     return parser
@@ -371,6 +394,7 @@ def _lint(args: argparse.Namespace, cache: Cache | None = None, **replaying: Any
         new_only=args.new_only,
         profile=args.profile,
         cache=cache,
+        jobs=args.jobs,
         **replaying,
     )
 

@@ -13,6 +13,8 @@ meets is a typed :class:`~agent_lint.problems.EntryProblem`, never a finding:
 from __future__ import annotations
 
 import os
+import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -331,12 +333,18 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
                 unlisted=True,
             )
             continue
-        for problem in storage.collisions(folder_path, (e.name for e in entries)):
-            yield Entry(folder, inside.rstrip("/"), problem)
+        names = [entry.name for entry in entries]
+        if not _distinct_ascii(names):
+            for problem in storage.collisions(folder_path, names):
+                yield Entry(folder, inside.rstrip("/"), problem)
         repo_prefix = f"{folder_path}/" if folder_path else ""
         subfolders = []
         for entry in entries:
             relpath = inside + entry.name
+            plain = _plain_file(entry, relpath, max_bytes, fs)
+            if plain is not None:
+                yield plain
+                continue
             for found in _visit(entry, relpath, repo_prefix + entry.name, root_real, max_bytes, fs):
                 if found is None:
                     subfolders.append((entry.path, relpath + "/"))
@@ -347,6 +355,55 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
 
 def _name(entry: DirEntry) -> str:
     return entry.name
+
+
+def _distinct_ascii(names: list[str]) -> bool:
+    """Whether ``names`` are ASCII and distinct without case: no two can collide (AL703).
+
+    For ASCII, folding a name as :func:`agent_lint.validators.storage.collisions`
+    does (NFC, case-folded) is lowering it.
+    """
+    return all(map(str.isascii, names)) and len({name.lower() for name in names}) == len(names)
+
+
+#: A name no check of the walk has anything to say about: ASCII letters, digits, ``_``,
+#: ``-`` and dots, not ending in a dot, no ``.tmp``/``.temp`` or ``.swX`` of a temporary
+#: file, no stem a Windows device name could be (see :func:`ordinary_name`).
+_ORDINARY_NAME = re.compile(
+    r"(?!(?:con|prn|aux|nul|com|lpt))(?!.*\.te?mp)(?!.*\.sw[a-p]\Z)[A-Za-z0-9_.\-]*[A-Za-z0-9_\-]",
+    re.ASCII | re.IGNORECASE,
+)
+
+
+def ordinary_name(name: str) -> bool:
+    """Whether ``name`` is one :func:`~agent_lint.validators.storage.unportable_name` and
+    :func:`~agent_lint.validators.storage.temporary_file` pass without a look.
+
+    A shortcut for nearly every name of a store (``D-001.json``); any other name
+    is judged by those checks.
+    """
+    return _ORDINARY_NAME.fullmatch(name) is not None
+
+
+def _plain_file(entry: DirEntry, relpath: str, max_bytes: int, fs: FileSystem) -> Entry | None:
+    """The entry of a file with an ordinary name, no link, within the limits; else None.
+
+    The walk's shortcut for nearly every file of a store: what :func:`_visit`
+    would yield for it, with none of the checks that cannot apply. Anything
+    else (None) is judged by :func:`_visit`.
+    """
+    if _ORDINARY_NAME.fullmatch(entry.name) is None:
+        return None
+    try:
+        if entry.is_symlink() or entry.is_dir(follow_symlinks=False):
+            return None
+        info = fs.stat(entry.path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        return None
+    stamp = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns) if fs.on_disk else None
+    return Entry(entry.path, relpath, stamp=stamp)
 
 
 def _visit(
@@ -362,7 +419,8 @@ def _visit(
         return
     if is_dir and (name in _SKIP_DIRS or repo_path == CACHE_DIR):
         return  # agent-lint's own cache is no part of a store kept at the repository root
-    unportable = storage.unportable_name(repo_path, name)
+    ordinary = _ORDINARY_NAME.fullmatch(name) is not None
+    unportable = None if ordinary else storage.unportable_name(repo_path, name)
     if unportable is not None:
         yield Entry(full, relpath, unportable)
     if is_dir:
@@ -371,7 +429,7 @@ def _visit(
         else:
             yield None
         return
-    temporary = storage.temporary_file(repo_path, name)
+    temporary = None if ordinary else storage.temporary_file(repo_path, name)
     if temporary is not None:
         yield Entry(full, relpath, temporary)
         return

@@ -7,19 +7,21 @@ dropped. Positions are computed afterwards, only for files with findings.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import posixpath
-from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator, Sequence
+from collections import Counter, defaultdict, deque
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from agent_lint import workers
 from agent_lint.baseline import apply as apply_baseline
 from agent_lint.baseline import fingerprint, normalised_message
 from agent_lint.cache import Cache, RunCache, Span, content_digest
-from agent_lint.config import ConfigError, Limits, load_config
+from agent_lint.config import Config, ConfigError, Limits, load_config
 from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
     Entry,
@@ -43,6 +45,7 @@ from agent_lint.result import LintResult
 from agent_lint.rules import rules_by_code
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
+from agent_lint.validators import FileCheck
 from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
+T = TypeVar("T")
 #: Codes of the append-only gate, whose settings come from the merge-base.
 GATE_PREFIX = "AL6"
 #: Thresholds of the cyclic garbage collector while a repository is linted. The pass builds
@@ -152,6 +156,7 @@ def lint_target(
     replay: Replay | None = None,
     record: Replay | None = None,
     cache: Cache | None = None,
+    jobs: int | None = 1,
 ) -> LintResult:
     """Lint one repository; report only under ``only`` paths when given.
 
@@ -173,7 +178,9 @@ def lint_target(
     (files are not read again to place them). ``record`` collects what the pass over
     files saw; a ``replay`` of it stands in for that pass (see :class:`Replay`).
     With ``cache``, a file whose outcome is kept for its content is not checked
-    again (see :mod:`agent_lint.cache`); the output is the same.
+    again (see :mod:`agent_lint.cache`); the output is the same. ``jobs`` is how
+    many processes may check files (None: ``auto``; see :mod:`agent_lint.workers`);
+    the output is the same for any number.
     """
     base = base or target.config.base
     if staged and not base:
@@ -191,6 +198,7 @@ def lint_target(
         gc.freeze()
         gc.enable()
     gc.set_threshold(*RUN_GC_THRESHOLD)
+    forked = contextlib.ExitStack()  # worker processes end with the run, however it ends
     try:
         return _lint_target(
             target,
@@ -206,8 +214,11 @@ def lint_target(
             replay,
             record,
             cache,
+            jobs,
+            forked,
         )
     finally:
+        forked.close()
         gc.set_threshold(*collector)
         if started_off:
             gc.disable()
@@ -255,6 +266,8 @@ def _lint_target(
     replay: Replay | None = None,
     record: Replay | None = None,
     cache: Cache | None = None,
+    jobs: int | None = 1,
+    forked: contextlib.ExitStack | None = None,
 ) -> LintResult:
     config = target.config
     profile = extend(profile_for(target), config.kinds)
@@ -282,7 +295,16 @@ def _lint_target(
     holds_state = False
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
-    for step in _steps(target, fs, profile, replay):
+    steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
+    ahead = _CheckedAhead()  # files other processes check while this loop runs
+    if jobs != 1 and replay is None and fs.on_disk:
+        steps = list(steps)
+        check = _FileChecker(profile, config, schemas, file_checks, stored)
+        ahead = _CheckedAhead(steps, jobs, check)
+        if forked is not None:
+            forked.callback(ahead.close)
+        steps = _consumed(steps)
+    for step in steps:
         if record is not None:
             record.entries.append(step)
         entry, path, match = step
@@ -326,6 +348,15 @@ def _lint_target(
                 checked = stored.get(path, kept, yaml_spent, entry.stamp)
                 if checked is not None:
                     digests[path] = kept
+        early = ahead.take(path) if checked is None else None
+        if early is not None:
+            if stored is not None:
+                digests[path] = early.digest
+                checked = stored.get(path, early.digest, yaml_spent, entry.stamp)
+            if checked is None:
+                checked = early.at(yaml_spent, limits)
+                if checked is not None and stored is not None:
+                    stored.put(path, early.digest, yaml_spent, checked, entry.stamp)
         if checked is None:
             raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
             if raw is None:
@@ -372,6 +403,7 @@ def _lint_target(
         holds_state = holds_state or checked.shows_state
         for facts in checked.facts:
             index.add(facts)
+    ahead.close()
     if not holds_state:
         name = agent_prefix if agent_prefix != "." else target.agent_dir.name
         gate_ran = "; the append-only gate still ran" if base else ""
@@ -450,6 +482,147 @@ def _steps(
     root = str(target.root)
     for entry in walk(target, fs, profile.walk_folders):
         yield entry, relative(entry.path, root), profile.classify(entry.relpath)
+
+
+def _consumed(items: list[T]) -> Iterator[T]:
+    """The items in order, each dropped from the list once taken (a walk's entries are not
+    all kept to the end of the loop)."""
+    items.reverse()
+    while items:
+        yield items.pop()
+
+
+class _CheckedAhead:
+    """The results of the files other processes check, taken in the loop's order.
+
+    The files the loop will check (:meth:`_FileChecker.wanted`) are dealt out
+    to ``jobs`` processes (see :mod:`agent_lint.workers`); the loop asks
+    :meth:`take` for each file it is about to check and checks it itself when
+    the answer is None: its own share, a file a child could not read or check.
+    """
+
+    def __init__(
+        self,
+        steps: Sequence[tuple[Entry, str, Match | None]] = (),
+        jobs: int | None = 1,
+        check: _FileChecker | None = None,
+    ) -> None:
+        pending = [step for step in steps if check is not None and check.wanted(step)]
+        self.paths = deque(path for _, path, _ in pending)
+        processes = 1 if check is None else workers.processes_for(jobs, len(pending))
+        self.results: workers.Ahead[Checked | None] = workers.Ahead(
+            check or _nothing, pending, processes
+        )
+
+    def take(self, path: str) -> Checked | None:
+        """What another process found for ``path``, the loop's next file to check; None when
+        the loop checks it itself."""
+        if self.results.processes == 1 or not self.paths or self.paths[0] != path:
+            return None
+        self.paths.popleft()
+        return self.results.take()
+
+    def close(self) -> None:
+        """End the worker processes."""
+        self.results.close()
+
+
+def _nothing(steps: Sequence[tuple[Entry, str, Match | None]]) -> Iterator[Checked | None]:
+    """No results (a run of one process forks no worker)."""
+    return iter(())
+
+
+class Checked(NamedTuple):
+    """A file read and checked ahead of the loop, by any process of the run.
+
+    ``digest`` is its content hash when the run has a cache (else ``""``);
+    ``outcome`` is None when the cache holds one for that content; ``spent``
+    is the YAML budget its process had spent before it.
+    """
+
+    digest: str
+    outcome: FileOutcome | None
+    spent: int
+
+    def at(self, spent: int, limits: Limits) -> FileOutcome | None:
+        """The outcome as the loop would get it with ``spent`` of the YAML budget spent
+        before the file; None when the budget could make it differ (the loop checks again).
+
+        The rule is the cache's: the outcome stands when its YAML was charged and
+        still fits, or when no YAML document could have gone past the budget.
+        """
+        if self.outcome is None:
+            return None
+        charge = self.outcome.yaml_spent - self.spent
+        total = limits.max_yaml_total_bytes
+        if charge <= 0 and self.spent + limits.max_yaml_bytes > total:
+            return None
+        if spent + charge > total:
+            return None
+        return self.outcome._replace(yaml_spent=spent + charge)
+
+
+class _FileChecker:
+    """The per-file step of the loop for a slice of files, as worker processes run it.
+
+    It reads, hashes and checks each file as the loop would, spending its own
+    YAML budget from zero (see :meth:`Checked.at`); a file it cannot read is
+    left to the loop (None), which reports it.
+    """
+
+    def __init__(
+        self,
+        profile: Profile,
+        config: Config,
+        schemas: SchemaStore,
+        checks: Sequence[FileCheck],
+        stored: RunCache | None,
+    ) -> None:
+        self.profile = profile
+        self.config = config
+        self.schemas = schemas
+        self.checks = checks
+        self.stored = stored
+
+    def wanted(self, step: tuple[Entry, str, Match | None]) -> bool:
+        """Whether the loop would read and check this step's file (its outcome is not kept)."""
+        entry, path, match = step
+        if entry.problem is not None or entry.unread:
+            return False
+        if match is None and not self.profile.is_data_file(entry.relpath):
+            return False
+        return self.stored is None or self.stored.unchanged(path, entry.stamp) is None
+
+    def __call__(
+        self, steps: Sequence[tuple[Entry, str, Match | None]]
+    ) -> Iterator[Checked | None]:
+        """One result per step, in order."""
+        limit = self.config.limits.max_file_bytes
+        spent = 0
+        for entry, path, match in steps:
+            raw, _ = read_file(entry.path, path, limit)
+            if raw is None:
+                yield None
+                continue
+            digest = ""
+            if self.stored is not None:
+                digest = content_digest(raw)
+                if self.stored.holds(path, digest):
+                    yield Checked(digest, None, spent)
+                    continue
+            outcome = check_file(
+                self.profile,
+                self.config,
+                self.schemas,
+                self.checks,
+                path,
+                entry.relpath,
+                match,
+                raw,
+                spent,
+            )
+            yield Checked(digest, outcome, spent)
+            spent = outcome.yaml_spent
 
 
 def _replayed(replay: Replay | None, path: str) -> FileOutcome | None:
@@ -692,6 +865,7 @@ def lint_paths(
     replay: LintResult | None = None,
     rewritten: Collection[str] = (),
     cache: Cache | None = None,
+    jobs: int | None = 1,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -701,6 +875,7 @@ def lint_paths(
     ``profile`` (``--profile``) names the profile; by default it is detected.
     A path where no profile's markers match is a notice, not an error.
     ``cache`` keeps per-file outcomes between runs (the caller saves it).
+    ``jobs`` is how many processes may check files (None: ``auto``).
 
     With ``record``, the result keeps what each repository's pass over files
     saw (:attr:`LintResult.replays`). Given such a result as ``replay`` and
@@ -760,6 +935,7 @@ def lint_paths(
             replay=prior.again(target, written[target.root]) if prior and written else None,
             record=kept,
             cache=cache,
+            jobs=jobs,
         )
         if kept is not None:
             result.replays[key] = kept

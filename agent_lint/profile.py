@@ -204,7 +204,8 @@ class Profile:
         """The kind of the file at ``relpath`` (relative to the store), or None."""
         if relpath.endswith(".json") and self.support_file(relpath):
             return None
-        for kind in self.kinds:
+        by_top, anywhere = self._kinds_by_top
+        for kind in by_top.get(relpath.split("/", 1)[0], anywhere):
             m = kind.path.match(relpath)
             if m:
                 groups = m.groupdict()
@@ -212,6 +213,24 @@ class Profile:
                     groups = {k: v for k, v in groups.items() if v is not None}
                 return Match(kind, groups)
         return None
+
+    @functools.cached_property
+    def _kinds_by_top(self) -> tuple[dict[str, tuple[Kind, ...]], tuple[Kind, ...]]:
+        """The kinds a path may be of, in order, by its first folder; and those of any path.
+
+        A kind whose pattern is a plain sequence (no ``|``, case kept) that
+        begins with a literal folder (``decisions/``) matches only paths in it;
+        every other kind is tried on every path.
+        """
+        tops = [_literal_top(kind.path) for kind in self.kinds]
+        pairs = list(zip(self.kinds, tops, strict=True))
+        anywhere = tuple(kind for kind, top in pairs if top is None)
+        folders = {top for top in tops if top is not None}
+        by_top = {
+            folder: tuple(kind for kind, top in pairs if top in (None, folder))
+            for folder in folders
+        }
+        return by_top, anywhere
 
     def in_record_folder(self, relpath: str) -> bool:
         """True when ``relpath`` lies under one of the record folders."""
@@ -240,6 +259,18 @@ class Profile:
     def where(self) -> str:
         """Where the profile's store is looked for, in words (for messages)."""
         return "; or ".join(marker.describe() for marker in self.markers)
+
+
+#: The literal first folder of a compiled path pattern (see :func:`agent_lint.kinds.whole`).
+_LITERAL_TOP = re.compile(r"\^\(\?:([A-Za-z0-9_-]+)/")
+
+
+def _literal_top(path: re.Pattern[str]) -> str | None:
+    """The folder every path ``path`` matches starts in, when its pattern says so plainly."""
+    if "|" in path.pattern or path.flags & re.IGNORECASE:
+        return None
+    literal = _LITERAL_TOP.match(path.pattern)
+    return None if literal is None else literal.group(1)
 
 
 def compile_path(pattern: str) -> re.Pattern[str]:

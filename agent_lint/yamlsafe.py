@@ -323,12 +323,25 @@ class _Reader:
         parser = _CParser(text)
         events = _events
         documents = 0
+        scalar_event = events.ScalarEvent
+        # Building data from text with no U+0085/U+2028/U+2029, the commonest scalar (plain,
+        # untagged, unanchored, in a mapping or a sequence within the depth limit) is placed
+        # right here, just as _scalar would place it; any other takes _scalar.
+        plain = self.spans is None and self.back is None
+        stack, max_depth = self.stack, self.limits.max_depth
         try:
             while True:
                 event: Any = parser.get_event()
                 kind = type(event)
-                if kind is events.ScalarEvent:
-                    self._scalar(event)
+                if kind is scalar_event:
+                    if not (
+                        plain
+                        and event.tag is None
+                        and event.anchor is None
+                        and 0 < len(stack) < max_depth
+                        and self._place(event, stack[-1])
+                    ):
+                        self._scalar(event)
                 elif kind is events.MappingStartEvent:
                     self._start(event, True)
                 elif kind is events.SequenceStartEvent:
@@ -373,6 +386,38 @@ class _Reader:
             self.limits.max_depth,
             index,
         )
+
+    def _place(self, event: Any, top: _Open) -> bool:
+        """Place an untagged, unanchored scalar in ``top`` as :meth:`_scalar` would.
+
+        False, with nothing done, for ``<<`` and for the value of a merge key:
+        :meth:`_scalar` places those.
+        """
+        text = event.value
+        if text == "<<":
+            return False
+        if top.mapping and not top.has_key:  # a key: the string written
+            if text in top.keys:
+                raise DuplicateKey(f'found duplicate key "{text}"', event.start_mark.index)
+            top.keys.add(text)
+            top.size += 1
+            top.key, top.has_key, top.merge_key = text, True, False
+            return True
+        if top.merge_key:
+            return False
+        value: Any = text
+        if event.implicit[0]:
+            core = resolve_plain(text, self.version)
+            if core != "str":
+                value = self._construct(core, text, None, event.start_mark.index)
+        top.size += 1
+        if top.mapping:
+            top.has_key = False
+            top.value[top.key] = value
+        else:
+            top.items += 1
+            top.value.append(value)
+        return True
 
     def _scalar(self, event: Any) -> None:
         start, end = event.start_mark.index, event.end_mark.index

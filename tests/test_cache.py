@@ -18,13 +18,13 @@ import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 import agent_lint.cache
 from agent_lint import cli, linter
-from agent_lint.cache import codec
+from agent_lint.cache import codec, columns
 from agent_lint.cache.files import DEFAULT_DIR, key_path
 from benchmarks.generate import generate
 
@@ -95,9 +95,22 @@ def document(root: Path) -> Path:
     return found[-1]
 
 
+def sections(data: bytes) -> tuple[list[bytes], list[bytes], list[bytes]]:
+    """A document's first two lines (MAC and header), its batches and its entry lines."""
+    lines = data.split(b"\n")[:-1]
+    count = int(lines[2])
+    return lines[:2], lines[3 : 3 + count], lines[3 + count :]
+
+
+def assemble(header: bytes, batches: list[bytes], lines: list[bytes]) -> bytes:
+    """A document's body from its header, batches and entry lines (see :func:`sections`)."""
+    parts = [header, b"%d" % len(batches), *batches, *lines]
+    return b"".join(part + b"\n" for part in parts)
+
+
 def entries(root: Path) -> list[str]:
     """The names (content hash and path) of the latest document's entries."""
-    lines = document(root).read_bytes().split(b"\n")[2:-1]
+    lines = sections(document(root).read_bytes())[2]
     return [json.loads(line.split(b"\t")[0]) for line in lines]
 
 
@@ -162,6 +175,71 @@ def test_edits_renames_and_deletions(
     names = entries(repo)
     assert not any(name.endswith(turn.relative_to(repo).as_posix()) for name in names)
     assert not any(name.endswith(memory.relative_to(repo).as_posix()) for name in names)
+
+
+def test_a_run_adds_one_batch_and_stale_rows_are_compacted(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An edit keeps the batch already written and adds one for the file checked again;
+    too many batches are written again as one, and every way reads the same."""
+    cold, path = primed(capsys, repo)
+    (first,) = sections(path.read_bytes())[1]
+    decisions = sorted((repo / ".agent" / "decisions").glob("D-*.json"))
+    for number, decision in enumerate(decisions[:2]):
+        decision.write_text(decision.read_text() + "\n")
+        assert lint(capsys, str(repo)) == cold
+        batches = sections(document(repo).read_bytes())[1]
+        assert len(batches) == number + 2
+        assert batches[0] == first  # written back as it was read
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    monkeypatch.setattr(agent_lint.cache, "MAX_BATCHES", 1)
+    decisions[2].write_text(decisions[2].read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    assert len(sections(document(repo).read_bytes())[1]) == 1  # compacted
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    same_both_ways(capsys, repo)
+
+
+def test_a_compaction_that_fails_keeps_the_batches(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cold, path = primed(capsys, repo)
+    monkeypatch.setattr(agent_lint.cache, "MAX_BATCHES", 1)
+
+    def failing(self: Any, used: list[Any]) -> list[bytes]:
+        raise codec.Unencodable("for the test")
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "_compacted", failing)
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[0]
+    decision.write_text(decision.read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    assert len(sections(path.read_bytes())[1]) == 2
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+
+
+def test_two_runs_of_one_command_share_no_value(repo: Path) -> None:
+    """A cache serving two runs (``--fix``, ``--new-only``) hands each its own facts."""
+    cache = agent_lint.cache.Cache()
+    first = linter.lint_paths([repo], cache=cache)
+    cache.save()
+    cache = agent_lint.cache.Cache()
+    runs = [linter.lint_paths([repo], cache=cache) for _ in range(2)]
+    assert runs[0].diagnostics == runs[1].diagnostics == first.diagnostics
+    facts = [run.indexes[0].references for run in runs]
+    assert facts[0] == facts[1] and facts[0]
+    assert not any(a is b for a, b in zip(*facts, strict=True))
 
 
 # --- the stamp shortcut: unchanged files are not read again ------------------------------------
@@ -335,7 +413,7 @@ def test_fix_then_warm_run(
 def test_positions_are_kept(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cold = lint(capsys, "--no-cache", str(repo))
     lint(capsys, str(repo))
-    spans = [line.split(b"\t")[3] for line in document(repo).read_bytes().split(b"\n")[2:-1]]
+    spans = [line.split(b"\t")[3] for line in sections(document(repo).read_bytes())[2]]
     assert any(span != b"{}" for span in spans)  # places of findings are kept
     assert lint(capsys, str(repo)) == cold
 
@@ -404,15 +482,16 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
 ) -> None:
     """A change commits a cache whose entries claim its broken files are clean."""
     cold, path = primed(capsys, repo)
-    lines = path.read_bytes().split(b"\n")
-    header = lines[1]
-    body_lines = []
-    for line in lines[2:-1]:
-        name, charge, outcome, *rest = line.split(b"\t")
-        decoded = json.loads(outcome)
-        decoded["c"][1] = []  # no findings
-        body_lines.append(b"\t".join([name, charge, json.dumps(decoded).encode(), *rest]))
-    body = header + b"\n" + b"".join(line + b"\n" for line in body_lines)
+    (_, header), batches, lines = sections(path.read_bytes())
+    root = json.loads(header)["types"].index("agent_lint.filestep.FileOutcome")
+    forged = []
+    for batch in batches:
+        tables = json.loads(batch)
+        for table in tables:
+            if table[0] == root:
+                table[2][0] = [0] * len(table[2][0])  # every file's findings: an empty slice
+        forged.append(json.dumps(tables).encode())
+    body = assemble(header, forged, lines)
     # Signed with the forger's own key (the real one never leaves the user's cache folder).
     sign(path, body, b"k" * 32)
     checks.clear()
@@ -420,15 +499,52 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
     assert len(checks) > 100
 
 
+def _wrong_shapes(batch: bytes, root: int) -> Iterator[tuple[str, bytes | None, bytes | None]]:
+    """Ways to break a document's batch or an entry's place: (name, batch, place).
+
+    ``root`` is the type of the files' outcomes, whose first two columns are slices
+    of the tables of findings and facts.
+    """
+    tables = json.loads(batch)
+    yield "row outside its batch", None, b"0:99999999"
+    yield "batch outside the document", None, b"7:0"
+    yield "place not numbers", None, b"0:-1"
+    yield "not a table", b'[[0, "not", "a table"]]', None
+    yield "unknown type", json.dumps([[99999, 0, []], *tables]).encode(), None
+    for what, change in (
+        ("slice past its table", lambda column: [10**6 for _ in column]),
+        ("negative slice", lambda column: [-2 for _ in column]),
+        ("slice ending before it starts", lambda column: [1, 0] * (len(column) // 2)),
+        ("column too short", lambda column: column[1:]),
+        ("string for a number", lambda column: ["0" for _ in column]),
+    ):
+        broken = json.loads(batch)
+        for table in broken:
+            if table[0] == root:
+                table[2][1] = change(table[2][1])
+        yield what, json.dumps(broken).encode(), None
+
+
 def test_wrong_shape_inside_a_valid_mac_is_not_a_traceback(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     """Even a document signed with the right key is read field by field."""
     cold, path = primed(capsys, repo)
-    lines = path.read_bytes().split(b"\n")
-    name, charge, _, *rest = lines[2].split(b"\t")
-    lines[2] = b"\t".join([name, charge, b'{"c": [0, "not", "an", "outcome"]}', *rest])
-    sign(path, b"\n".join(lines[1:]), key_path().read_bytes())
+    (_, header), batches, lines = sections(path.read_bytes())
+    root = json.loads(header)["types"].index("agent_lint.filestep.FileOutcome")
+    for name, batch, place in _wrong_shapes(batches[0], root):
+        entry = lines[0].split(b"\t")
+        if place is not None:
+            entry[2] = place
+        changed = [batch or batches[0], *batches[1:]]
+        body = assemble(header, changed, [b"\t".join(entry), *lines[1:]])
+        sign(path, body, key_path().read_bytes())
+        checks.clear()
+        assert lint(capsys, str(repo)) == cold, name
+        assert checks, name  # not taken from the cache
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []  # the document was rewritten, and is trusted
     assert lint(capsys, str(repo)) == cold
     checks.clear()
     assert lint(capsys, str(repo)) == cold
@@ -596,6 +712,98 @@ def test_codec_refuses_what_it_cannot_keep_faithfully(value: Any) -> None:
 def test_codec_refuses_unexpected_shapes(value: Any) -> None:
     with pytest.raises(codec.CacheFormatError):
         _codec().decode(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """A type that holds itself: kept in the codec's form where it recurs."""
+
+    label: str
+    children: tuple[Tree, ...] = ()
+
+
+class Leaf(NamedTuple):
+    """A named tuple with a value of any kind."""
+
+    name: str
+    value: Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Holder:
+    """Fields of every kind of column: scalars, rows, optional rows, slices and values."""
+
+    title: str
+    leaf: Leaf
+    maybe: Leaf | None
+    leaves: tuple[Leaf, ...]
+    listed: list[Leaf]
+    tree: Tree | None = None
+    pairs: tuple[tuple[str, int], ...] = ()
+
+
+def _columns() -> tuple[columns.Columns, int]:
+    coder = codec.Codec([Holder, Leaf, Tree], [])
+    return columns.Columns(coder), 0
+
+
+def _holders() -> list[Holder]:
+    tree = Tree("root", (Tree("a"), Tree("b", (Tree("c"),))))
+    return [
+        Holder("one", Leaf("x", 1), None, (Leaf("y"), Leaf("z", [1, {"k": (2,)}])), [], tree),
+        Holder("two", Leaf("x", {"a", "b"}), Leaf("m"), (), [Leaf("l", 2.5)], None, (("p", 1),)),
+        Holder("three", Leaf("", None), Leaf("n", True), (Leaf("w"),), [Leaf("v"), Leaf("u")]),
+    ]
+
+
+def test_columns_round_trip() -> None:
+    table, root = _columns()
+    tables: dict[int, Any] = {}
+    rows = [table.add(tables, root, holder) for holder in _holders()]
+    assert rows == [0, 1, 2]
+    decoded = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert decoded == _holders()
+    assert [type(h.leaves) for h in decoded] == [tuple] * 3
+    assert [type(h.listed) for h in decoded] == [list] * 3
+    assert decoded[1].listed is not decoded[2].listed
+    fresh = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert fresh == decoded and fresh[0].leaf is not decoded[0].leaf
+
+
+def test_columns_value_that_cannot_be_kept_leaves_no_partial_row() -> None:
+    table, root = _columns()
+    tables: dict[int, Any] = {}
+    good, other, _ = _holders()
+    table.add(tables, root, good)
+    bad = dataclasses.replace(other, leaves=(Leaf("fine"), Leaf("nan", float("nan"))))
+    with pytest.raises(codec.Unencodable):
+        table.add(tables, root, bad)
+    with pytest.raises(codec.Unencodable):
+        table.add(tables, root, dataclasses.replace(other, leaves=[Leaf("a list")]))
+    assert table.add(tables, root, other) == 1
+    decoded = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert decoded == [good, other]
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        {"not": "a batch"},
+        [[0, 1]],
+        [[0, -1, []]],
+        [[5, 0, []]],
+        [[1, 0, [[], []]], [1, 0, [[], []]]],
+        [[0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-1], [0, 2], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-2], [0, 0], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [[["t"]], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
+        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [True], [-1], [0, 0], [0, 0], [None], [[]]]]],
+    ],
+)
+def test_columns_refuse_unexpected_shapes(batch: Any) -> None:
+    table, root = _columns()
+    with pytest.raises(codec.CacheFormatError):
+        table.decode(batch, root)
 
 
 @pytest.mark.parametrize(

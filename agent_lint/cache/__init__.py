@@ -10,6 +10,13 @@ file's outcome under its path and content hash. Repo-wide checks run on
 every run, over the merged facts; the places of findings in a file may be
 kept too. Entries no run used are dropped when the document is written.
 
+Outcomes are kept in *batches*, a column per field of each type
+(:mod:`agent_lint.cache.columns`): a warm run rebuilds tens of thousands of
+facts with a few loops in C instead of a Python call per value. A run that
+checked files again writes the batches still used back as they were read,
+plus one batch of its new outcomes; when too many rows of a document's
+batches are of files no longer used, they are written again as one.
+
 The repository may be hostile (a fork's pull request), so the cache is
 JSON read field by field (:mod:`agent_lint.cache.codec`), never code;
 a document is trusted only when its HMAC, made with a key kept outside the
@@ -41,6 +48,7 @@ from agent_lint.cache.codec import (
     outcome_modules,
     registry,
 )
+from agent_lint.cache.columns import Columns, Table
 from agent_lint.cache.files import (
     DEFAULT_DIR,
     DIR_VARIABLE,
@@ -68,7 +76,7 @@ __all__ = [
 ]
 
 #: The layout of a cache document; a document of another layout is ignored.
-FORMAT = 2
+FORMAT = 3
 _MAGIC = b"agent-lint-cache"
 _NAME = re.compile(r"[0-9a-f]{32}\.cache")
 #: Cache documents kept per folder (one per run key: configurations, repositories).
@@ -83,6 +91,12 @@ _NOT_KEPT = object()
 #: not kept, so the next run reads and hashes it (git's "racily clean" rule).
 RACY_NANOSECONDS = 3_000_000_000
 _NO_STAMP = b"null"
+#: The batch of the outcomes a run checked, until the document is written.
+PENDING = -1
+#: Rows no entry uses that a document may keep (besides a quarter of the used ones),
+#: and batches it may hold, before its outcomes are written again as one batch.
+COMPACT_ROWS = 64
+MAX_BATCHES = 64
 
 Span = tuple[int, int, int | None, int | None]
 #: A file's size, modification time, inode and change time (ns), as the walk saw them.
@@ -165,36 +179,51 @@ def run_key(target: Target, profile: Profile, config: Config, schemas: SchemaSto
 
 
 class _Entry:
-    """One file's entry: its JSON texts as read or written, and its spans once asked for.
+    """One file's entry: where its outcome is, its texts as read, its spans once asked for.
 
-    A document holds one line per entry, ``name TAB charge TAB outcome TAB
-    spans TAB stamp`` (each a JSON text; JSON never holds a raw tab or
-    newline), so an entry is parsed only when it is used, and written back as
-    it was read. The stamp (see :data:`Stamp`) lets a later run take the
-    entry without reading the file while the file's stamp is the same.
+    A document holds its outcomes in *batches* (see :mod:`agent_lint.cache.columns`),
+    then one line per entry, ``name TAB charge TAB place TAB spans TAB stamp``:
+    the name, spans and stamp are JSON texts (JSON never holds a raw tab or
+    newline), the place is ``batch:row``, the outcome's row in a batch. An
+    entry is parsed only when it is used, and written back as it was read.
+    The stamp (see :data:`Stamp`) lets a later run take the entry without
+    reading the file while the file's stamp is the same.
     """
 
-    __slots__ = ("charge", "name", "outcome", "spans", "spans_text", "stamp")
+    __slots__ = ("batch", "charge", "name", "read", "row", "spans", "spans_text", "stamp")
 
     def __init__(
-        self, name: bytes, charge: int, outcome: bytes, spans_text: bytes, stamp: bytes
+        self, name: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
     ) -> None:
         self.name = name
         self.charge = charge
-        self.outcome = outcome
+        self.batch = batch  # PENDING: the batch this run writes
+        self.row = row
         self.spans_text: bytes | None = spans_text
         self.spans: dict[str, Any] | None = None
         self.stamp = stamp
+        self.read: list[bytes] | None = None  # the fields as read, while nothing changed
 
     def fields(self) -> list[bytes]:
         """The entry's five fields as the document holds them."""
+        if self.read is not None:
+            return self.read
         if self.spans_text is None:
             self.spans_text = _dump(self.spans)
-        return [self.name, b"%d" % self.charge, self.outcome, self.spans_text, self.stamp]
+        place = b"%d:%d" % (self.batch, self.row)
+        return [self.name, b"%d" % self.charge, place, self.spans_text, self.stamp]
 
     def line(self) -> bytes:
         """The entry's line in the document."""
         return b"\t".join(self.fields()) + b"\n"
+
+
+def _place(text: bytes) -> tuple[int, int]:
+    """An entry's ``batch:row``."""
+    batch, colon, row = text.partition(b":")
+    if not colon or not batch.isdigit() or not row.isdigit():
+        raise CacheFormatError("an entry's place is batch:row")
+    return int(batch), int(row)
 
 
 def _dump(value: Any) -> bytes:
@@ -237,9 +266,15 @@ class RunCache:
         self._racy_from = time.time_ns() - RACY_NANOSECONDS
         from agent_lint.filestep import FileOutcome
 
-        self._outcome = FileOutcome
+        self._outcome_type = FileOutcome
         self._changed = False
         self._by_path: dict[str, tuple[bytes, str]] | None = None
+        self._columns = Columns(codec)
+        self._root = codec.types.index(FileOutcome)
+        self._batches: list[bytes] = []  # as read: decoded when an entry is used
+        self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
+        self._pending: dict[int, Table] = {}  # the batch of outcomes this run checked
+        self._last_stamp: tuple[Stamp | None, bytes] = (None, _NO_STAMP)
 
     # --- reading and writing the document ------------------------------------------------------
 
@@ -277,6 +312,7 @@ class RunCache:
         """The entries of a document, by name; each line is split, none is parsed yet.
 
         The document is read in place (a large cache is not copied whole again).
+        After the header, a line gives the number of batches, one line each.
         """
         first = data.find(b"\n")
         fields = data[: max(first, 0)].split(b" ")
@@ -290,6 +326,18 @@ class RunCache:
         start = first + 1 + len(header)
         if data[first + 1 : start] != header:
             raise CacheFormatError("another format, run key or set of types")
+        end = data.find(b"\n", start)
+        count = data[start:end]
+        if end < 0 or not count.isdigit():
+            raise CacheFormatError("the number of batches follows the header")
+        start = end + 1
+        batches = []
+        for _ in range(int(count)):
+            end = data.find(b"\n", start)
+            if end < 0:
+                raise CacheFormatError("a batch is one line")
+            batches.append(data[start:end])
+            start = end + 1
         entries: dict[str, list[bytes]] = {}
         while start < len(data):
             end = data.find(b"\n", start)
@@ -300,13 +348,30 @@ class RunCache:
                 raise CacheFormatError("an entry is five JSON texts separated by tabs")
             entries[_name(parts[0])] = parts
             start = end + 1
+        self._batches = batches
         return entries
 
     def save(self) -> None:
-        """Write the document if anything changed: the entries this run used, no others."""
+        """Write the document if anything changed: the entries this run used, no others.
+
+        The batches still used are written back as they were read, the outcomes
+        this run checked as one batch more; when more than a quarter of the rows
+        would be of files no longer used (or there would be too many batches),
+        all are written again as one batch.
+        """
         if not self._changed and len(self._used) == len(self._loaded):
             return
-        body = self._header() + b"".join(entry.line() for entry in self._used.values())
+        used = list(self._used.values())
+        batches = None
+        if self._wasteful(used):
+            try:
+                batches = self._compacted(used)
+            except (CacheFormatError, Unencodable, ValueError, RecursionError):
+                batches = None  # written back as they are instead
+        if batches is None:
+            batches = self._kept(used)
+        body = self._header() + b"%d\n" % len(batches) + b"".join(b + b"\n" for b in batches)
+        body += b"".join(entry.line() for entry in used)
         head = b"%s %d %s\n" % (_MAGIC, FORMAT, self._mac(body))
         self.folder.replace(self.name, head + body)
         self._changed = False
@@ -315,21 +380,94 @@ class RunCache:
         for name, entry in self._used.items():
             self._loaded[name] = entry.fields()
         self._used = {}
+        self._batches = batches
+        self._decoded = {}
+        self._pending = {}
+
+    def _rows(self, batch: int) -> int:
+        """How many outcomes ``batch`` holds (PENDING: this run's)."""
+        if batch == PENDING:
+            table = self._pending.get(self._root)
+            return int(table[0]) if table is not None else 0
+        return len(self._decoded.get(batch) or ())
+
+    def _wasteful(self, used: list[_Entry]) -> bool:
+        """Whether the batches still used would hold too many rows no entry uses."""
+        batches = {entry.batch for entry in used}
+        rows = sum(self._rows(batch) for batch in batches)
+        return rows - len(used) > max(COMPACT_ROWS, len(used) // 4) or len(batches) > MAX_BATCHES
+
+    def _kept(self, used: list[_Entry]) -> list[bytes]:
+        """The batches the ``used`` entries point into (this run's last), renumbered."""
+        numbers: dict[int, int] = {}
+        batches: list[bytes] = []
+        for entry in used:
+            if entry.batch not in numbers:
+                numbers[entry.batch] = len(batches)
+                batches.append(self._text(entry.batch))
+            if numbers[entry.batch] != entry.batch:
+                entry.batch, entry.read = numbers[entry.batch], None
+        return batches
+
+    def _compacted(self, used: list[_Entry]) -> list[bytes]:
+        """One batch of the ``used`` entries' outcomes, decoded afresh and written again."""
+        fresh = {batch: self._decoded_batch(batch) for batch in {e.batch for e in used}}
+        tables: dict[int, Table] = {}
+        rows = [self._columns.add(tables, self._root, fresh[e.batch][e.row]) for e in used]
+        text = _dump(self._columns.batch(tables))
+        for entry, row in zip(used, rows, strict=True):
+            entry.batch, entry.row, entry.read = 0, row, None
+        return [text] if used else []
+
+    def _text(self, batch: int) -> bytes:
+        """A batch as the document holds it."""
+        if batch == PENDING:
+            return _dump(self._columns.batch(self._pending))
+        return self._batches[batch]
+
+    def _decoded_batch(self, batch: int) -> list[Any]:
+        """The outcomes of ``batch``, built afresh; :class:`CacheFormatError` if it is not one."""
+        if batch != PENDING and not 0 <= batch < len(self._batches):
+            raise CacheFormatError("an entry's batch is not in the document")
+        return self._columns.decode(json.loads(self._text(batch)), self._root)
+
+    def _outcome(self, batch: int, row: int) -> Any:
+        """The outcome at ``row`` of ``batch``: each is handed out once per decoding, so
+        no two runs of one command share a value (a second asks for a fresh decoding)."""
+        rows = self._decoded.get(batch)
+        if rows is None or row >= len(rows) or rows[row] is None:
+            rows = self._decoded[batch] = self._decoded_batch(batch)
+        if row >= len(rows):
+            raise CacheFormatError("an entry's row is not in its batch")
+        value = rows[row]
+        rows[row] = None
+        return value
 
     def _untrusted(self) -> None:
         """An entry is not what agent-lint writes: drop the document's other entries too."""
         self._loaded = {}
         self._by_path = {}
         self._used = {}
+        self._batches = []
+        self._decoded = {}
         self._changed = True
 
     # --- file outcomes -------------------------------------------------------------------------
 
     def _stamp_of(self, stamp: Stamp | None) -> bytes:
-        """What an entry keeps of a file's stamp: nothing when it is absent or racy."""
+        """What an entry keeps of a file's stamp: nothing when it is absent or racy.
+
+        The lint loop asks for the same stamp twice in a row (:meth:`unchanged`,
+        then :meth:`get`): the last one is remembered.
+        """
         if stamp is None or stamp[1] >= self._racy_from or stamp[3] >= self._racy_from:
             return _NO_STAMP
-        return stamp_text(stamp)
+        last = self._last_stamp
+        if last[0] is stamp:
+            return last[1]
+        text = stamp_text(stamp)
+        self._last_stamp = (stamp, text)
+        return text
 
     def unchanged(self, path: str, stamp: Stamp | None) -> str | None:
         """The content hash of ``path`` when its stamp is the one kept with it, else None.
@@ -352,6 +490,12 @@ class RunCache:
             return None
         return kept[1]
 
+    def holds(self, path: str, digest: str) -> bool:
+        """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
+        process asks it before checking a file whose outcome :meth:`get` may give)."""
+        name = digest + path
+        return name in self._used or name in self._loaded
+
     def get(
         self, path: str, digest: str, yaml_spent: int, stamp: Stamp | None = None
     ) -> FileOutcome | None:
@@ -360,7 +504,7 @@ class RunCache:
         ``yaml_spent`` is the run's YAML budget spent before this file: an
         entry serves only when the YAML it charged still fits in the budget.
         ``stamp`` is the file's stamp as the walk saw it, kept with the entry.
-        Every call decodes the entry afresh: no two runs share a value.
+        No two calls hand out the same value (see :meth:`_outcome`).
         """
         name = digest + path
         entry = self._used.get(name)
@@ -371,11 +515,13 @@ class RunCache:
                     return None
                 if not parts[1].isdigit():
                     raise CacheFormatError("an entry's YAML charge is a number")
-                entry = _Entry(parts[0], int(parts[1]), parts[2], parts[3], parts[4])
+                batch, row = _place(parts[2])
+                entry = _Entry(parts[0], int(parts[1]), batch, row, parts[3], parts[4])
+                entry.read = parts
             if yaml_spent + entry.charge > self._yaml_total:
                 return None
-            outcome = self._codec.decode(json.loads(entry.outcome))
-            if type(outcome) is not self._outcome:
+            outcome = self._outcome(entry.batch, entry.row)
+            if type(outcome) is not self._outcome_type:
                 raise CacheFormatError("an entry does not hold a file's outcome")
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()
@@ -383,9 +529,13 @@ class RunCache:
         self._used[name] = entry
         kept = self._stamp_of(stamp)
         if entry.stamp != kept:
-            entry.stamp = kept
+            entry.stamp, entry.read = kept, None
             self._changed = True
-        return outcome._replace(yaml_spent=yaml_spent + entry.charge)
+        spent = yaml_spent + entry.charge
+        if spent == outcome.yaml_spent:  # kept as 0: no YAML spent yet, and none charged
+            return outcome
+        diagnostics, facts, title, shows, _, parsed = outcome
+        return self._outcome_type(diagnostics, facts, title, shows, spent, parsed)
 
     def put(
         self,
@@ -404,12 +554,12 @@ class RunCache:
         if charge <= 0 and yaml_spent + self._yaml_document > self._yaml_total:
             return
         try:
-            encoded = _dump(self._codec.encode(outcome._replace(yaml_spent=0)))
-        except (Unencodable, ValueError):
+            row = self._columns.add(self._pending, self._root, outcome._replace(yaml_spent=0))
+        except (Unencodable, ValueError, RecursionError):
             return
         name = digest + path
         self._used[name] = _Entry(
-            _dump(name), max(charge, 0), encoded, b"{}", self._stamp_of(stamp)
+            _dump(name), max(charge, 0), PENDING, row, b"{}", self._stamp_of(stamp)
         )
         self._changed = True
 
@@ -457,7 +607,8 @@ class RunCache:
             return
         for (pointer, target), span in zip(wanted, spans, strict=True):
             kept[f"{pointer}\0{target}"] = None if span is None else list(span)
-        self._used[digest + path].spans_text = None
+        entry = self._used[digest + path]
+        entry.spans_text = entry.read = None
         self._changed = True
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
+import itertools
 import math
 import operator
 import re
@@ -42,6 +42,7 @@ _MAX_INT_BITS = 10_000
 _DIGITS = re.compile(r"-?[0-9]+")
 #: The types ``json`` reads that stand for themselves.
 _PRIMITIVES = frozenset({str, int, float, bool, type(None)})
+_LISTS = frozenset({list})
 
 
 class CacheFormatError(Exception):
@@ -125,10 +126,6 @@ class _Plan(NamedTuple):
 Decoder = Callable[[Any], Any]
 
 
-def _build(cls: type, values: list[Any]) -> Any:
-    return cls(*values)
-
-
 def _scalar(value: Any) -> Any:
     if type(value) not in _PRIMITIVES:
         raise CacheFormatError("a JSON value was expected")
@@ -162,8 +159,9 @@ class Codec:
         self._names = [_fields(cls) or () for cls in self.types]
         self._by_name = {cls.__qualname__: cls for cls in self.types}
         self._rows: list[tuple[list[_Plan], bool]] = [self._row_plan(cls) for cls in self.types]
-        self._row_decoders: list[Decoder] = []
-        self._row_decoders.extend(self._row_decoder(n) for n in range(len(self.types)))
+        self._built: dict[int, Decoder] = {}
+        self._building: set[int] = set()
+        self._row_decoders = [self._row(n) for n in range(len(self.types))]
 
     @property
     def table(self) -> dict[str, list[str]]:
@@ -249,40 +247,65 @@ class Codec:
         inner = plan.items[0]
         return [self._encode_as(inner, item, depth + 1) for item in value]
 
+    def _row(self, index: int) -> Decoder:
+        """The decoder of the registered type ``index``, built once and then called directly.
+
+        A type whose fields hold itself (directly or further down) reaches its own
+        decoder through the table while that decoder is being built.
+        """
+        built = self._built
+        found = built.get(index)
+        if found is not None:
+            return found
+        if index in self._building:
+            return lambda value: built[index](value)
+        self._building.add(index)
+        made = built[index] = self._row_decoder(index)
+        self._building.discard(index)
+        return made
+
     def _row_decoder(self, index: int) -> Decoder:
-        """The decoder of a registered type's array of fields (built once per type)."""
+        """The decoder of a registered type's array of fields.
+
+        The array's JSON scalars are checked in one pass (a C loop over their
+        types); only the fields of other plans call a decoder of their own,
+        and the type is built with its constructor, as the encoder read it.
+        """
         cls, arity = self.types[index], self._arity[index]
-        plans, plain = self._rows[index]
+        plans, _ = self._rows[index]
         name = type_name(cls)
-        build = functools.partial(_build, cls)
+        primitives = _PRIMITIVES
+        nested = [(n, d) for n, plan in enumerate(plans) if (d := self._decoder(plan)) is not None]
+        scalars = [n for n, plan in enumerate(plans) if plan.kind == "json"]
 
         def wrong() -> CacheFormatError:
             return CacheFormatError(f"wrong fields for {name}")
 
-        if plain:
+        if not nested:
 
             def plain_row(fields: Any) -> Any:
                 if (
                     type(fields) is not list
                     or len(fields) != arity
-                    or not _PRIMITIVES.issuperset(map(type, fields))
+                    or not primitives.issuperset(map(type, fields))
                 ):
                     raise wrong()
-                return build(fields)
+                return cls(*fields)
 
             return plain_row
-        decoders = [self._decoder(plan) for plan in plans]
-        scalars = [n for n, plan in enumerate(plans) if plan.kind == "json"]
-        pick = operator.itemgetter(*scalars) if len(scalars) > 1 else None
+        # A getter of the scalar fields that always returns a tuple (itemgetter of one
+        # position returns the item itself, so that position is asked for twice).
+        pick = operator.itemgetter(*scalars, *scalars[:1]) if scalars else None
 
         def row(fields: Any) -> Any:
             if type(fields) is not list or len(fields) != arity:
                 raise wrong()
-            if pick is not None and not _PRIMITIVES.issuperset(map(type, pick(fields))):
+            if pick is not None and not primitives.issuperset(map(type, pick(fields))):
                 raise wrong()
-            if len(scalars) == 1 and type(fields[scalars[0]]) not in _PRIMITIVES:
-                raise wrong()
-            return build([v if d is None else d(v) for d, v in zip(decoders, fields, strict=True)])
+            values = fields.copy()
+            for position, decode in nested:
+                values[position] = decode(values[position])
+            return cls(*values)
 
         return row
 
@@ -293,14 +316,12 @@ class Codec:
             return None
         if kind == "any":
             return self._decode
-        rows = self._row_decoders
         if kind == "row":
-            index = plan.row
-            return lambda value: rows[index](value)
+            return self._row(plan.row)
         if kind == "optional":
             inner = self._decoder(plan.items[0])
             if inner is None:
-                return lambda value: _scalar(value)
+                return _scalar
             some = inner
             return lambda value: None if value is None else some(value)
         if kind == "fixed":
@@ -319,17 +340,22 @@ class Codec:
 
                 return fixed_scalars
 
+            # Parts that are JSON scalars or anything: a tuple of scalars stands for itself.
+            loose = all(p.kind in ("json", "any") for p in plan.items)
+
             def fixed(value: Any) -> Any:
                 if type(value) is not list or len(value) != size:
                     raise CacheFormatError("a tuple of another length")
+                if loose and _PRIMITIVES.issuperset(map(type, value)):
+                    return tuple(value)
                 return tuple(
                     [_scalar(v) if d is None else d(v) for d, v in zip(parts, value, strict=True)]
                 )
 
             return fixed
         make = list if kind == "list-of" else tuple
-        item = plan.items[0]
-        if item.kind == "json":
+        each = self._decoder(plan.items[0])
+        if each is None:
 
             def scalars(value: Any) -> Any:
                 if type(value) is not list or not _PRIMITIVES.issuperset(map(type, value)):
@@ -337,25 +363,30 @@ class Codec:
                 return make(value)
 
             return scalars
-        if item.kind == "row":
-            index = item.row
+        decode_each = each
+        element = plan.items[0]
+        if element.kind == "fixed" and all(p.kind in ("json", "any") for p in element.items):
+            # Tuples of scalars (pairs of a name and a value, triples of ids): when every
+            # item is an array of that many scalars, they are checked and built in C loops.
+            sizes = frozenset({len(element.items)})
 
-            def objects(value: Any) -> Any:
+            def tuples(value: Any) -> Any:
                 if type(value) is not list:
                     raise CacheFormatError("an array was expected")
-                if not value:
-                    return make()
-                decode_row = rows[index]
-                return make([decode_row(v) for v in value])
+                if (
+                    _LISTS.issuperset(map(type, value))
+                    and sizes.issuperset(map(len, value))
+                    and _PRIMITIVES.issuperset(map(type, itertools.chain.from_iterable(value)))
+                ):
+                    return make(map(tuple, value))
+                return make(map(decode_each, value))
 
-            return objects
-        each = self._decoder(item)
-        assert each is not None
+            return tuples
 
         def items(value: Any) -> Any:
             if type(value) is not list:
                 raise CacheFormatError("an array was expected")
-            return make([each(v) for v in value])
+            return make(map(decode_each, value))
 
         return items
 

@@ -1,0 +1,244 @@
+"""Forked worker processes for the per-file step: the same results as one process, sooner.
+
+A run with ``--jobs`` above 1 deals the files it has to check out to its
+processes in turn: item ``i`` goes to process ``i % processes``. Process 0
+is the run's own: it checks its items itself, in its loop, as a run with
+one process does. The others are children forked from it once the walk is
+done; each inherits the run's settings, schemas and the list of files
+through the fork, checks its items in order and streams the results back
+on a pipe, a few at a time, while the run's loop merges what has arrived.
+:meth:`Ahead.take` hands the loop the results in the items' order, so the
+findings, facts and files are merged exactly as one process merges them.
+
+Pickle is used only between agent-lint's own processes: the run unpickles
+what a child it forked produced from values agent-lint built (strings,
+numbers and agent-lint's own frozen records); nothing read from the
+repository is ever unpickled, and no pickle crosses a file or a network. A
+child that fails (an exception, a signal, a stream cut short) is not
+trusted any further: its remaining items are left to the run's own loop,
+so the outcome, or the error, is the one a single process gives.
+
+Forking is only done where it is safe: a POSIX system with :func:`os.fork`
+and a process with no other thread (a fork copies only the calling thread).
+Elsewhere, as on Windows, a run uses one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any, Generic, TypeVar
+
+__all__ = [
+    "MIN_FILES_PER_PROCESS",
+    "Ahead",
+    "available_cores",
+    "can_fork",
+    "processes_for",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: With ``--jobs auto``, each process gets at least this many files to check; below
+#: twice this, a run uses one process (measured: see the README's ``--jobs``).
+MIN_FILES_PER_PROCESS = 500
+#: Results a child pickles and sends at once.
+CHUNK = 32
+#: The pipe buffer asked for (Linux), so a child can run this far ahead of the loop.
+PIPE_BYTES = 1 << 20
+
+
+def available_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    """Whether worker processes can be forked here: POSIX ``fork`` and one thread running."""
+    return hasattr(os, "fork") and sys.platform != "win32" and threading.active_count() == 1
+
+
+def processes_for(jobs: int | None, files: int) -> int:
+    """How many processes check ``files`` files for ``--jobs`` (None: ``auto``).
+
+    An explicit count is used as given (never more processes than files);
+    ``auto`` uses one process per :data:`MIN_FILES_PER_PROCESS` files, at most
+    one per available core. Without :func:`can_fork`, always one.
+    """
+    if jobs is None:
+        wanted = min(available_cores(), files // MIN_FILES_PER_PROCESS)
+    else:
+        wanted = min(jobs, files)
+    if wanted <= 1 or not can_fork():
+        return 1
+    return wanted
+
+
+class _Child:
+    """A forked child's end of the pipe: its results, read a chunk at a time."""
+
+    def __init__(self, pid: int, stream: IO[bytes]) -> None:
+        self.pid = pid
+        self.stream: IO[bytes] | None = stream
+        self.ready: deque[Any] = deque()
+
+    def next(self) -> Any:
+        """The child's next result; None once it has failed (the loop checks the item itself)."""
+        if not self.ready and self.stream is not None:
+            import pickle
+
+            try:
+                chunk = pickle.load(self.stream)
+                if type(chunk) is not list or not chunk:
+                    raise ValueError("a chunk of results is a non-empty list")
+                self.ready.extend(chunk)
+            except Exception:  # a stream cut short: nothing more is taken from this child
+                self.end()
+        return self.ready.popleft() if self.ready else None
+
+    def end(self) -> None:
+        """Stop the child (if it still runs), close its pipe and reap it."""
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        stream.close()
+        with contextlib.suppress(OSError):
+            os.waitpid(self.pid, 0)
+
+
+class Ahead(Generic[R]):
+    """Results of ``work`` on ``items``, computed by forked children, taken in the items' order.
+
+    ``work`` takes a child's share of the items, in order, and yields one
+    result per item; it may keep state from one item to the next. Items of
+    the calling process's own share (and of a child that failed) have no
+    result here: :meth:`take` gives None for them, and the caller checks
+    them itself. With one process, nothing is forked and every result is None.
+    """
+
+    def __init__(
+        self, work: Callable[[Sequence[T]], Iterable[R]], items: Sequence[T], processes: int
+    ) -> None:
+        self.processes = max(1, min(processes, len(items)))
+        self.taken = 0
+        self.children: list[_Child] = []
+        if self.processes == 1:
+            return
+        sys.stdout.flush()  # buffered output would be written by each child again
+        sys.stderr.flush()
+        try:
+            for number in range(1, self.processes):
+                self.children.append(self._fork(work, items[number :: self.processes]))
+        except BaseException:
+            self.close()
+            raise
+
+    def take(self) -> R | None:
+        """The result of the next item, or None when the caller is to check it."""
+        number = self.taken % self.processes
+        self.taken += 1
+        if number == 0:
+            return None
+        result: R | None = self.children[number - 1].next()
+        return result
+
+    def close(self) -> None:
+        """End every child and reap it (their results are no longer wanted)."""
+        for child in self.children:
+            child.end()
+
+    def __enter__(self) -> Ahead[R]:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _fork(self, work: Callable[[Sequence[T]], Iterable[R]], items: Sequence[T]) -> _Child:
+        """Start a child that streams ``work(items)`` to a pipe, :data:`CHUNK` results at a time."""
+        read_end, write_end = os.pipe()
+        with contextlib.suppress(AttributeError, OSError):
+            import fcntl
+
+            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            status = 1
+            try:
+                os.close(read_end)
+                for child in self.children:  # the read ends of earlier children
+                    if child.stream is not None:
+                        child.stream.close()
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _send(work(items), os.fdopen(write_end, "wb"))
+                status = 0
+            except BaseException:  # the parent checks what was not sent itself
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        return _Child(pid, os.fdopen(read_end, "rb"))
+
+
+def _send(results: Iterable[Any], stream: IO[bytes]) -> None:
+    """Pickle ``results`` to ``stream`` in chunks, each flushed as soon as it is full."""
+    import pickle
+
+    with stream:
+        pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dispatch_table = _Rebuilt()
+        chunk: list[Any] = []
+        for result in results:
+            chunk.append(result)
+            if len(chunk) == CHUNK:
+                pickler.dump(chunk)
+                pickler.clear_memo()
+                stream.flush()
+                chunk = []
+        if chunk:
+            pickler.dump(chunk)
+
+
+class _Rebuilt(dict[type, Callable[[Any], tuple[Any, ...]]]):
+    """How each dataclass is pickled: as a call of the class with its field values.
+
+    Unpickled the default way, an instance gets its ``__dict__`` filled in
+    afterwards, a dictionary of its own that takes half as much memory again
+    as the instance its constructor builds; at 100,000 files that was tens of
+    megabytes. A dataclass whose constructor takes exactly its fields (and
+    changes none: no ``__post_init__``) is rebuilt by its constructor; any
+    other type is pickled as usual (by its ``__reduce_ex__``, as a pickler
+    does without a table; classes, whose metaclass the pickler handles
+    itself, are left to it).
+    """
+
+    def __missing__(self, kind: type) -> Callable[[Any], tuple[Any, ...]]:
+        import dataclasses
+        import pickle
+
+        if issubclass(kind, type):
+            raise KeyError(kind)
+        fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else ()
+        if fields and all(f.init for f in fields) and not hasattr(kind, "__post_init__"):
+            names = tuple(field.name for field in fields)
+
+            def reduce(value: Any) -> tuple[Any, ...]:
+                return kind, tuple([getattr(value, name) for name in names])
+
+        else:
+
+            def reduce(value: Any) -> tuple[Any, ...]:
+                return value.__reduce_ex__(pickle.HIGHEST_PROTOCOL)  # type: ignore[no-any-return]
+
+        self[kind] = reduce
+        return reduce

@@ -1,0 +1,393 @@
+"""``--jobs``: forked worker processes report exactly what one process does.
+
+Differential tests lint every fixture and generated repositories with
+injected defects (the benchmark's generator) with ``--jobs 1`` and with two
+and three processes, in every output format, with and without the cache,
+and with a YAML budget that runs out part-way; the outputs must be
+byte-identical. Unit tests cover the pool itself: order, per-slice state,
+failing and killed children, and when a run forks at all.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import signal
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agent_lint.cache
+from agent_lint import cli, linter, workers
+from agent_lint.diagnostics import Severity
+from agent_lint.discovery import find_target, profile_for
+from agent_lint.filesystem import DISK
+from agent_lint.profile import extend
+from agent_lint.schemas import SchemaStore
+from benchmarks.generate import generate
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FORMATS = ("text", "json", "sarif", "github")
+
+pytestmark = pytest.mark.skipif(not workers.can_fork(), reason="this system cannot fork")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated repository of about 300 records with two defects per family."""
+    root = tmp_path_factory.mktemp("generated") / "repo"
+    generate(root, 300, 2, seed=7)
+    return root
+
+
+@pytest.fixture
+def repo(generated: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the generated repository."""
+    copy = tmp_path / "repo"
+    shutil.copytree(generated, copy)
+    return copy
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of processes each run checked its files with (1: no fork)."""
+    seen: list[int] = []
+    real = workers.processes_for
+
+    def counting(jobs: int | None, files: int) -> int:
+        count = real(jobs, files)
+        seen.append(count)
+        return count
+
+    monkeypatch.setattr(workers, "processes_for", counting)
+    return seen
+
+
+def lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the command line; its exit code, stdout and stderr."""
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def same_for_any_jobs(
+    capsys: pytest.CaptureFixture[str], root: Path, *args: str, counts: Sequence[str] = ("2", "3")
+) -> str:
+    """Every output format is the same with one process and with ``counts``; the JSON one."""
+    reports = {}
+    for fmt in FORMATS:
+        single = lint(capsys, "--output-format", fmt, "--jobs", "1", *args, str(root))
+        for jobs in counts:
+            several = lint(capsys, "--output-format", fmt, "--jobs", jobs, *args, str(root))
+            assert several == single, (fmt, jobs)
+        reports[fmt] = single[1]
+    return reports["json"]
+
+
+# --- differential: one process and several give the same output -------------------------------
+
+
+#: Every fixture repository: a folder holding a profile's agent dir (the profiles' own
+#: fixtures, the states before and after ``--fix``, the two sides of a git history).
+REPOSITORIES = sorted(
+    {
+        p.parent.relative_to(FIXTURES).as_posix()
+        for p in FIXTURES.rglob(".*")
+        if p.name in (".agent", ".astrion", ".pi") and p.is_dir()
+    }
+)
+
+
+@pytest.mark.parametrize("fixture", REPOSITORIES)
+def test_every_fixture_is_reported_the_same_by_several_processes(
+    fixture: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    forks: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    copy = tmp_path / "fixture"
+    shutil.copytree(FIXTURES / fixture, copy, symlinks=True)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    same_for_any_jobs(capsys, copy, counts=("2",))
+    assert 2 in forks  # the two-process runs really forked
+
+
+@pytest.mark.slow
+def test_generated_repository_with_defects(
+    repo: Path, capsys: pytest.CaptureFixture[str], forks: list[int]
+) -> None:
+    report = same_for_any_jobs(capsys, repo)
+    assert '"code": "AL1' in report and '"code": "AL3' in report  # the defects are found
+    assert 3 in forks
+
+
+def test_show_files_and_statistics(
+    repo: Path, capsys: pytest.CaptureFixture[str], forks: list[int]
+) -> None:
+    for option in ("--show-files", "--statistics"):
+        single = lint(capsys, "--jobs", "1", option, str(repo))
+        assert lint(capsys, "--jobs", "2", option, str(repo)) == single
+    assert 2 in forks
+
+
+def test_yaml_budget_running_out_part_way(
+    repo: Path, capsys: pytest.CaptureFixture[str], forks: list[int]
+) -> None:
+    """Each process spends its own budget; what the run's budget refuses is refused alike."""
+    yaml_files = sorted(p.stat().st_size for p in (repo / ".agent").rglob("*.yaml"))
+    budget = sum(yaml_files) // 2
+    (repo / ".agent-lint.toml").write_text(
+        f"[limits]\nmax-yaml-total-bytes = {budget}\nmax-yaml-bytes = {min(budget, 4096)}\n"
+    )
+    report = same_for_any_jobs(capsys, repo, counts=("2",))
+    assert '"code": "AL011"' in report  # the budget did run out
+    assert 2 in forks
+
+
+def test_fix_with_several_processes(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(repo, other)
+    single = lint(capsys, "--jobs", "1", "--fix", "--output-format", "json", str(repo))
+    several = lint(capsys, "--jobs", "2", "--fix", "--output-format", "json", str(other))
+    assert several == (single[0], single[1].replace(str(repo), str(other)), single[2])
+    for path in sorted(p for p in (repo / ".agent").rglob("*") if p.is_file()):
+        assert (other / path.relative_to(repo)).read_bytes() == path.read_bytes()
+
+
+# --- the cache: workers check only what it does not hold ---------------------------------------
+
+
+@pytest.fixture
+def cache_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache on (the suite turns it off elsewhere), its key in a folder of the test's own."""
+    monkeypatch.delenv("AGENT_LINT_NO_CACHE", raising=False)
+    monkeypatch.delenv("AGENT_LINT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+
+
+@pytest.mark.usefixtures("cache_on")
+def test_with_the_cache_only_files_it_misses_go_to_workers(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    forks: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))  # stamps decide
+    cold = lint(capsys, "--no-cache", "--jobs", "1", "--output-format", "json", str(repo))
+    # A first run with the cache and two processes writes it, and reports the same.
+    assert lint(capsys, "--jobs", "2", "--output-format", "json", str(repo)) == cold
+    assert forks == [2]  # (--jobs 1 does not even ask)
+    forks.clear()
+    # Nothing changed: every file is taken from the cache, none is left to check.
+    assert lint(capsys, "--jobs", "2", "--output-format", "json", str(repo)) == cold
+    assert forks == [1]
+    forks.clear()
+    edited = [repo / ".agent" / "agents" / name for name in ("cortex-main.json", "codex-main.json")]
+    for path in edited:
+        path.write_text(path.read_text().replace('"agent_id"', '"agent_id" ', 1))
+    fresh = lint(capsys, "--no-cache", "--jobs", "1", "--output-format", "json", str(repo))
+    assert lint(capsys, "--jobs", "2", "--output-format", "json", str(repo)) == fresh
+    assert forks == [2]  # the two edited files, one per process
+
+
+@pytest.mark.usefixtures("cache_on")
+def test_workers_skip_files_whose_content_the_cache_holds(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file touched but not changed (a fresh checkout) is hashed, not checked again."""
+    cold = lint(capsys, "--jobs", "1", "--output-format", "json", str(repo))
+    for path in (repo / ".agent").rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    checked: list[str] = []
+    real = linter.check_file
+    monkeypatch.setattr(linter, "check_file", lambda *a, **k: checked.append(a[4]) or real(*a, **k))
+    # Counted in this process only: its own slice shows what every slice does.
+    assert lint(capsys, "--jobs", "2", "--output-format", "json", str(repo)) == cold
+    assert checked == []
+
+
+# --- the pool ---------------------------------------------------------------------------------
+
+
+def _numbered(items: Sequence[int]) -> Iterator[tuple[int, int, int]]:
+    """Each item with its place in the slice and the process that computed it."""
+    for place, item in enumerate(items):
+        yield item, place, os.getpid()
+
+
+def _all(ahead: workers.Ahead[Any], count: int) -> list[Any]:
+    with ahead:
+        return [ahead.take() for _ in range(count)]
+
+
+def test_results_come_back_in_order_with_state_per_slice() -> None:
+    items = list(range(301))
+    got = _all(workers.Ahead(_numbered, items, 3), len(items))
+    for item, result in enumerate(got):
+        if item % 3 == 0:
+            assert result is None  # the calling process's own share: it checks these itself
+        else:
+            assert result[:2] == (item, item // 3)  # dealt out in turn, in order
+            assert result[2] != os.getpid()
+    assert len({result[2] for result in got if result is not None}) == 2
+    assert _no_children_left()
+
+
+def test_one_process_forks_nothing() -> None:
+    assert _all(workers.Ahead(_numbered, [1, 2, 3], 1), 3) == [None, None, None]
+    assert workers.Ahead(_numbered, [], 4).processes == 1
+
+
+def _failing(how: str, after: int) -> Any:
+    def work(items: Sequence[int]) -> Iterator[Any]:
+        for place, item in enumerate(items):
+            if place == after:
+                if how == "raise":
+                    raise RuntimeError("a worker failed")
+                if how == "exit":
+                    os._exit(0)  # exits cleanly without sending the rest
+                if how == "kill":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                if how == "unpicklable":
+                    yield lambda: None
+                    continue
+            yield item
+
+    return work
+
+
+@pytest.mark.parametrize("how", ["raise", "exit", "kill", "unpicklable"])
+def test_what_a_failing_child_did_not_send_is_left_to_the_caller(how: str) -> None:
+    after = workers.CHUNK + 5  # one whole chunk is sent before the failure
+    items = list(range(4 * workers.CHUNK))
+    got = _all(workers.Ahead(_failing(how, after), items, 2), len(items))
+    sent = [result for result in got[1::2] if result is not None]
+    assert sent == items[1::2][: workers.CHUNK]
+    assert got[1::2][workers.CHUNK :] == [None] * (len(items) // 2 - workers.CHUNK)
+    assert _no_children_left()
+
+
+def test_closing_ends_children_that_are_still_working() -> None:
+    def work(items: Sequence[int]) -> Iterator[int]:
+        signal.pause()  # a child would wait forever
+        yield from items
+
+    ahead = workers.Ahead(work, list(range(8)), 4)
+    assert ahead.take() is None
+    ahead.close()
+    assert _no_children_left()
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_a_crash_in_a_check_is_reported_as_one_process_reports_it(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = linter.check_file
+
+    def crashing(*args: Any, **kwargs: Any) -> Any:
+        if args[4].endswith("agents/codex-main.json"):
+            raise RuntimeError("the check of codex-main.json crashed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(linter, "check_file", crashing)
+    single = lint(capsys, "--jobs", "1", str(repo))
+    assert single[0] == 2 and "codex-main.json crashed" in single[2]
+    for jobs in ("2", "3"):
+        assert lint(capsys, "--jobs", jobs, str(repo)) == single
+    assert _no_children_left()
+
+
+def test_how_many_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "available_cores", lambda: 4)
+    least = workers.MIN_FILES_PER_PROCESS
+    assert workers.processes_for(1, 10**6) == 1
+    assert workers.processes_for(3, 10**6) == 3
+    assert workers.processes_for(3, 2) == 2  # never more processes than files
+    assert workers.processes_for(None, 2 * least - 1) == 1  # auto: small runs do not fork
+    assert workers.processes_for(None, 2 * least) == 2
+    assert workers.processes_for(None, 100 * least) == 4  # at most one per core
+    monkeypatch.setattr(workers, "can_fork", lambda: False)  # Windows, or threads running
+    assert workers.processes_for(3, 10**6) == 1
+    assert workers.processes_for(None, 10**6) == 1
+
+
+def test_a_process_with_threads_does_not_fork() -> None:
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not workers.can_fork()
+        assert workers.processes_for(2, 100) == 1
+    finally:
+        stop.set()
+        thread.join()
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", ""])
+def test_bad_jobs_value_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--jobs", value, "."])
+    assert exited.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_jobs_auto_is_the_default(monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
+    asked: list[Any] = []
+    real = linter.lint_paths
+    monkeypatch.setattr(
+        linter, "lint_paths", lambda *a, **k: asked.append(k["jobs"]) or real(*a, **k)
+    )
+    for args in ([], ["--jobs", "auto"], ["--jobs", "AUTO"], ["--jobs", "2"]):
+        cli.main(["-q", *args, str(repo)])
+    assert asked == [None, None, None, 2]
+
+
+@dataclass(frozen=True)
+class _Normalised:
+    """A dataclass whose constructor changes its value: pickled the usual way."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", self.text.strip())
+
+
+def test_results_are_sent_as_they_were_built(generated: Path, tmp_path: Path) -> None:
+    """Dataclasses are rebuilt by their constructors, other values as pickle does: all equal."""
+    target = find_target(generated, None, None)
+    profile = extend(profile_for(target), target.config.kinds)
+    schemas = SchemaStore(target.config.schema_dirs, folder=profile.schema_folder)
+    check = linter._FileChecker(profile, target.config, schemas, profile.file_checks, None)
+    steps = [s for s in linter._steps(target, DISK, profile, None) if check.wanted(s)]
+    values: list[Any] = [Severity.ERROR, _Normalised(" padded "), int, {"a": (1, 2.5)}]
+    values.extend(check(steps))
+    with (tmp_path / "stream").open("wb") as stream:
+        workers._send(iter(values), stream)
+    back: list[Any] = []
+    with (tmp_path / "stream").open("rb") as stream:
+        while stream.peek(1):
+            back.extend(pickle.load(stream))
+    assert back == values
+    assert back[1].text == "padded"
+    facts = [f for value in back[4:] if value.outcome for f in value.outcome.facts]
+    assert any(f.references for f in facts) and any(f.identities for f in facts)
