@@ -69,6 +69,10 @@ GATE_PREFIX = "AL6"
 #: it again and again (7% of a run at 100,000 records), while its garbage cycles are short-
 #: lived and die young. Full collections stay, rarer; the peak memory is unchanged.
 RUN_GC_THRESHOLD = (50_000, 20, 1_000)
+#: Where a run reads a file again to place its findings, by format and whether it parsed,
+#: for the files read at the repository root joined with their repository path (every file
+#: of a walk on disk): one shared value each, so a run of 100,000 files keeps no path twice.
+_AT_ROOT = {(fmt, parsed): (fmt, "", parsed) for fmt in Format for parsed in (False, True)}
 
 
 @dataclass
@@ -286,7 +290,8 @@ def _lint_target(
     file_checks = [c for c in profile.file_checks if any(is_enabled(x, config) for x in c.codes)]
     repo_checks = [c for c in profile.repo_checks if any(is_enabled(x, config) for x in c.codes)]
     found: list[Diagnostic] = []
-    formats: dict[str, tuple[Format, str, bool]] = {}
+    formats: dict[str, tuple[Format, str, bool]] = {}  # full path "": the root's + the path
+    root_prefix = str(target.root).rstrip(os.sep) + os.sep
     holds_state = False
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
@@ -385,7 +390,10 @@ def _lint_target(
             if path in digests:
                 record.digests[path] = digests[path]
         yaml_spent = checked.yaml_spent
-        formats[path] = (fmt, entry.path, checked.parsed)
+        if entry.path == root_prefix + path.replace("/", os.sep):
+            formats[path] = _AT_ROOT[fmt, checked.parsed]
+        else:
+            formats[path] = (fmt, entry.path, checked.parsed)
         result.files_checked += 1
         found.extend(checked.diagnostics)
         result.files.append((path, checked.title))
@@ -451,7 +459,7 @@ def _lint_target(
         kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
     places = (stored, digests) if stored is not None else None
     result.diagnostics = sorted(
-        _locate(kept_findings, formats if positions else {}, limits, fs, places),
+        _locate(kept_findings, formats if positions else {}, limits, fs, places, root_prefix),
         key=Diagnostic.sort_key,
     )
     result.indexes.append(index)
@@ -726,10 +734,13 @@ def _locate(
     limits: Limits,
     fs: FileSystem = DISK,
     places: tuple[RunCache, dict[str, str]] | None = None,
+    root_prefix: str = "",
 ) -> list[Diagnostic]:
     """Fill in line and column for findings that carry only a JSON pointer.
 
-    Each file with such findings is read again; in a JSON file that parsed,
+    Each file with such findings is read again (at the full path ``formats``
+    gives, or when that is empty, at ``root_prefix`` followed by the file's
+    repository path); in a JSON file that parsed,
     only the places of its findings' pointers are computed. With ``places``
     (a run cache and the content hashes of the files read), places kept for
     a file's content are taken from the cache, and new ones kept there.
@@ -747,6 +758,7 @@ def _locate(
         spans = _kept_spans(places, path, items)
         if spans is None:
             fmt, full, parsed = formats[path]
+            full = full or root_prefix + path.replace("/", os.sep)
             wanted = [(d.pointer, d.target) for d in items] if parsed else None
             locations = _locations(path, fmt, full, limits, fs, wanted)
             spans = []

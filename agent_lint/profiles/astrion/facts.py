@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 Located = tuple[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AgentFolder:
     """A file of a conversation's store, read or not: which conversation and agent folder."""
 
@@ -32,7 +32,7 @@ class AgentFolder:
     path: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConversationMeta:
     """A parsed ``conversations/<id>/metadata.json``."""
 
@@ -41,7 +41,7 @@ class ConversationMeta:
     data: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AgentRecord:
     """A parsed sub-agent file: ``metadata`` or ``messages``; ``clean`` when it has no error."""
 
@@ -54,7 +54,7 @@ class AgentRecord:
     tool_call_ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LeaderMessages:
     """The ``metadata.agent_id`` values of a Team Leader ``messages.json``."""
 
@@ -63,7 +63,7 @@ class LeaderMessages:
     agent_refs: tuple[Located, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StateRecord:
     """The parsed global ``state.json``; ``clean`` when it has no error of its own."""
 
@@ -72,7 +72,7 @@ class StateRecord:
     clean: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexRecord:
     """The parsed ``conversations/index.json``."""
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agent_lint.index import FileContext, RepoIndex
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConversationFile:
     """A file of a conversation folder, parsed or not: what it is and where.
 
@@ -48,7 +48,7 @@ class ConversationFile:
     parsed: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ConversationRecord:
     """What a parsed conversation file says: a handoff, a turn, meta, state or resume marker."""
 
@@ -61,7 +61,7 @@ class ConversationRecord:
     resume: tuple[Any] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MissionBinding:
     """A validation contract's ``mission_id`` and the mission folder it is stored in."""
 
@@ -70,7 +70,7 @@ class MissionBinding:
     mission_id: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Successor:
     """A decision superseded by another (``superseded_by_decision_id``)."""
 
@@ -79,7 +79,7 @@ class Successor:
     path: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RelationsSide:
     """One side of a conversation's relations: ``relations.yaml`` or ``meta.json``."""
 
