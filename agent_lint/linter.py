@@ -354,7 +354,7 @@ def _lint_target(
                 digests[path] = early.digest
                 checked = stored.get(path, early.digest, yaml_spent, entry.stamp)
             if checked is None:
-                checked = early.at(yaml_spent, limits)
+                checked = early.outcome_at(yaml_spent, limits)
                 if checked is not None and stored is not None:
                     stored.put(path, early.digest, yaml_spent, checked, entry.stamp)
         if checked is None:
@@ -544,7 +544,7 @@ class Checked(NamedTuple):
     outcome: FileOutcome | None
     spent: int
 
-    def at(self, spent: int, limits: Limits) -> FileOutcome | None:
+    def outcome_at(self, spent: int, limits: Limits) -> FileOutcome | None:
         """The outcome as the loop would get it with ``spent`` of the YAML budget spent
         before the file; None when the budget could make it differ (the loop checks again).
 

@@ -236,6 +236,9 @@ def _size_section(results: Results, result: SizeResult) -> Iterator[str]:
     cold = series["cold"]
     flag = f"`{results.tools.no_cache[0]}`" if results.tools.no_cache else "no cache yet"
     yield _row(cold, f"agent-lint cold ({flag})")
+    if "cold-one" in series:
+        one = series["cold-one"]
+        yield _row(one, "agent-lint cold, one process (`--jobs 1`)", f"{_both(one, cold)} cold")
     if "warm" in series:
         yield _row(series["warm"], "agent-lint warm", f"{_both(series['warm'], cold)} cold")
     if "warm-edit" in series:

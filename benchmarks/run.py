@@ -85,6 +85,7 @@ class Tools:
     agent_lint: str
     check_jsonschema: str
     no_cache: tuple[str, ...]
+    has_jobs: bool = False
 
     @property
     def has_cache(self) -> bool:
@@ -111,7 +112,8 @@ def find_tools(agent_lint: str | None = None) -> Tools:
         [tool, "--help"], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL
     ).stdout
     no_cache = ("--no-cache",) if re.search(r"--no-cache\b", usage) else ()
-    return Tools(sys.executable, tool, _executable("check-jsonschema", None), no_cache)
+    has_jobs = re.search(r"--jobs\b", usage) is not None
+    return Tools(sys.executable, tool, _executable("check-jsonschema", None), no_cache, has_jobs)
 
 
 @dataclass
@@ -568,6 +570,11 @@ def measure_size(
             accept=frozenset({0}),
         ),
     }
+    if tools.has_jobs:
+        series["cold-one"] = Series(
+            "agent-lint cold, one process",
+            [_lint(tools, repo.root, out / "cold-one.json", "--jobs", "1")],
+        )
     if tools.has_cache:
         series["warm"] = Series(
             "agent-lint warm", [_lint(tools, repo.root, out / "warm.json", cache=True)]
@@ -593,6 +600,8 @@ def measure_size(
         parsers=(out / "bare.txt").read_text().strip(),
         peer_flagged=peer_flagged(peers),
     )
+    if tools.has_jobs and _findings(out / "cold-one.json") != result.findings:
+        raise RuntimeError(f"{records} records: one process and several report different findings")
     if tools.has_cache and _findings(out / "warm.json") != result.findings:
         raise RuntimeError(f"{records} records: warm and cold runs report different findings")
     if tools.has_cache and _findings(out / "warm-edit.json") != result.findings:

@@ -185,6 +185,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     assert size.findings_as_injected and len(size.repo.defects) == len(FAMILIES)
     assert set(size.series) == {
         "cold",
+        "cold-one",
         "warm",
         "warm-edit",
         "peer",
@@ -222,6 +223,7 @@ def test_harness_end_to_end(tmp_path: Path) -> None:
     assert "### 100 records" in text and "exactly the injected defects" in text
     assert "check-jsonschema flags 1 file(s): those of the schema defects" in text
     assert "`--base`, 16 modified handoffs" in text and "agent-lint warm |" in text
+    assert "agent-lint cold, one process (`--jobs 1`) |" in text
     assert "agent-lint warm, one file edited |" in text
     rows = {t.name: t for t in report.targets(results)}
     assert rows["100-record run / one check-jsonschema run"].met in ("met", "not met")
