@@ -810,10 +810,16 @@ def _locations(
         ScanError,
         locate_json,
         locate_json_pointers,
+        locate_parsed_json,
         locate_yaml,
     )
 
     raw, _ = read_file(full, path, limits.max_file_bytes, fs)
+    if fmt is Format.JSON and wanted is not None:
+        # Placed on the bytes: a large index is never decoded whole for a finding or two.
+        found = locate_parsed_json(raw or b"", wanted)
+        if found is not None:
+            return found
     try:
         text = (raw or b"").decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:

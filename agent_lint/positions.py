@@ -12,9 +12,9 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, AnyStr, NamedTuple
 
 from agent_lint.config import LIMITS, Limits
 from agent_lint.jsontext import escape_token, quote
@@ -223,17 +223,114 @@ def _reject_constant(name: str) -> Any:
 _SKIP = json.JSONDecoder(parse_constant=_reject_constant).raw_decode
 
 
-def _line_columns(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+def _skip_text(text: str, i: int) -> int:
+    """The end of the JSON value at ``i`` of ``text`` (ValueError if it is not one)."""
+    return _SKIP(text, i)[1]
+
+
+_WS_BYTES = re.compile(rb"[ \t\n\r]*")
+_STRING_BYTES = re.compile(rb'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER_BYTES = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_UTF8_BOM = b"\xef\xbb\xbf"
+#: The most bytes :func:`_skip_bytes` decodes to skip a container.
+_SKIP_WINDOW = 4096
+
+
+class _LeftToText(ValueError):
+    """Skipping on the bytes would cost more than decoding the text: the text is scanned."""
+
+
+def _skip_bytes(data: bytes, i: int) -> int:
+    """The end of the JSON value at byte ``i`` of UTF-8 ``data`` (ValueError if it is not one).
+
+    A string, number or literal is matched on the bytes, as strictly as json's
+    scanner reads it. A container is skipped by json's C scanner on the
+    :data:`_SKIP_WINDOW` bytes from ``i`` decoded (cut at a character boundary):
+    a complete container inside the window is the container of the whole text,
+    since it ends at its own closing bracket. A longer one raises
+    :class:`_LeftToText`: skipping it window by window costs more than the text.
+    """
+    head = data[i : i + 1]
+    if head == b'"':
+        found = _STRING_BYTES.match(data, i)
+        if found is None:
+            raise ValueError("invalid string")
+        return found.end()
+    if head not in (b"{", b"["):
+        number = _NUMBER_BYTES.match(data, i)
+        if number is not None and number.end() > i:
+            return number.end()
+        for literal in (b"true", b"false", b"null"):
+            if data.startswith(literal, i):
+                return i + len(literal)
+        raise ValueError("not a JSON value")
+    stop = min(len(data), i + _SKIP_WINDOW)
+    while stop < len(data) and data[stop] & 0xC0 == 0x80:  # inside a character
+        stop -= 1
+    window = data[i:stop].decode("utf-8")
+    try:
+        end = _SKIP(window, 0)[1]
+    except ValueError:
+        if stop < len(data):
+            raise _LeftToText("a container larger than the window") from None
+        raise
+    return i + (end if window.isascii() else len(window[:end].encode("utf-8")))
+
+
+class _Grammar(NamedTuple):
+    """The tokens the pointer scanner reads: those of ``str`` text or of UTF-8 ``bytes``."""
+
+    ws: re.Pattern[Any]
+    string: re.Pattern[Any]
+    skip: Callable[[Any, int], int]
+    newline: Any
+    open_object: Any
+    close_object: Any
+    open_array: Any
+    close_array: Any
+    comma: Any
+    colon: Any
+    backslash: Any
+    bom: Any
+
+    def key(self, quoted: str | bytes) -> str:
+        """The key a quoted JSON string of this grammar spells."""
+        if self.backslash in quoted:
+            return json.loads(quoted)  # type: ignore[no-any-return]
+        inner = quoted[1:-1]
+        return inner if isinstance(inner, str) else inner.decode("utf-8")
+
+
+_TEXT = _Grammar(_WS, _STRING, _skip_text, "\n", "{", "}", "[", "]", ",", ":", "\\", "\ufeff")
+_BYTES = _Grammar(
+    *(_WS_BYTES, _STRING_BYTES, _skip_bytes, b"\n"),
+    *(b"{", b"}", b"[", b"]", b",", b":", b"\\", _UTF8_BOM),
+)
+
+
+def _grammar(text: str | bytes) -> _Grammar:
+    return _BYTES if isinstance(text, bytes) else _TEXT
+
+
+def _line_columns(
+    text: AnyStr, offsets: Iterable[int], origin: int = 0
+) -> dict[int, tuple[int, int]]:
     """1-based line and column of each offset, by counting newlines between them in order.
 
     The same numbers as :class:`LineIndex` gives, without listing every line of a
-    large file to place a few findings.
+    large file to place a few findings. In UTF-8 ``bytes`` the offsets are byte
+    offsets and the columns still count characters, from ``origin`` on the
+    first line (the end of a byte order mark, which takes no column).
     """
+    grammar = _grammar(text)
     found: dict[int, tuple[int, int]] = {}
     line, last = 1, 0
     for offset in sorted(set(offsets)):
-        line += text.count("\n", last, offset)
-        found[offset] = (line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+        line += text.count(grammar.newline, last, offset)
+        line_start = max(text.rfind(grammar.newline, 0, offset) + 1, origin)
+        before = text[line_start:offset]
+        width = len(before) if isinstance(before, str) else len(before.decode("utf-8"))
+        found[offset] = (line, width + 1)
         last = offset
     return found
 
@@ -263,6 +360,29 @@ def locate_json_pointers(
     the answers are the same, the rest of the text is not read.
     """
     asked = list(pointers)
+    try:
+        return _towards(text, asked, parsed)
+    except (ValueError, RecursionError):
+        return locate_json(text)
+
+
+def locate_parsed_json(raw: bytes, pointers: Iterable[tuple[str, str]]) -> Locations | None:
+    """:func:`locate_json_pointers` of a parsed JSON file's text, read from its UTF-8 bytes.
+
+    The same spans, columns in characters, the file's byte order mark taking
+    none, while only the bytes the scan reads are decoded (a file of 20 MB is
+    never turned whole into a string). None when the bytes are not what a run
+    parsed (the file changed since, or is not UTF-8): the caller then decodes
+    the text and locates in it.
+    """
+    try:
+        return _towards(raw, list(pointers), True)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
+def _towards(text: AnyStr, asked: list[tuple[str, str]], parsed: bool) -> Locations:
+    """The spans of the ``asked`` places and their ancestors; ValueError if not plain JSON."""
     wanted: set[str] = set()
     keys: set[str] = set()
     for pointer, target in asked:
@@ -272,11 +392,13 @@ def locate_json_pointers(
     # Containers to enter: strict ancestors of a requested pointer.
     enter = {p.rsplit("/", 1)[0] for p in wanted if p}
     goal = asked if parsed else None
-    try:
-        raw, raw_keys = _scan_towards(text, wanted, enter, keys, goal)
-    except (ValueError, RecursionError):
-        return locate_json(text)
-    places = _line_columns(text, (o for span in (*raw.values(), *raw_keys.values()) for o in span))
+    origin = len(_UTF8_BOM) if isinstance(text, bytes) and text.startswith(_UTF8_BOM) else 0
+    raw: dict[str, tuple[int, int]]
+    raw_keys: dict[str, tuple[int, int]]
+    raw, raw_keys = _scan_towards(text, wanted, enter, keys, goal, origin)
+    places = _line_columns(
+        text, (o for span in (*raw.values(), *raw_keys.values()) for o in span), origin
+    )
 
     def span(start: int, end: int) -> Span:
         return Span(*places[start], *places[end])
@@ -292,18 +414,22 @@ class _AllPlaced(Exception):
 
 
 def _scan_towards(
-    text: str,
+    text: AnyStr,
     wanted: set[str],
     enter: set[str],
     keys: set[str],
     goal: list[tuple[str, str]] | None = None,
+    origin: int = 0,
 ) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
     """Offsets of the ``wanted`` values and ``keys``; ValueError on anything not plain JSON.
 
     With a ``goal`` (the requested ``(pointer, target)`` pairs of a text known
     to be valid JSON without repeated keys), the scan ends once each is found,
-    and array elements before a requested one may be jumped over.
+    and array elements before a requested one may be jumped over. ``text`` is
+    a string or UTF-8 bytes (offsets in characters or in bytes), read from
+    ``origin`` on.
     """
+    g = _grammar(text)
     raw: dict[str, tuple[int, int]] = {}
     raw_keys: dict[str, tuple[int, int]] = {}
     open_values = {p for p, target in goal if target != "key"} if goal is not None else set()
@@ -315,7 +441,7 @@ def _scan_towards(
             raise _AllPlaced
 
     def ws(i: int) -> int:
-        m = _WS.match(text, i)
+        m = g.ws.match(text, i)
         return m.end() if m else i
 
     def value(i: int, pointer: str, depth: int) -> int:
@@ -323,15 +449,15 @@ def _scan_towards(
         if i >= len(text):
             raise ValueError("unexpected end")
         if pointer not in enter:
-            end = _SKIP(text, i)[1]
-        elif text.startswith(("{", "["), i) and depth >= MAX_SCAN_DEPTH:
+            end = g.skip(text, i)
+        elif text.startswith((g.open_object, g.open_array), i) and depth >= MAX_SCAN_DEPTH:
             raise ValueError("too deep")
-        elif text.startswith("{", i):
+        elif text.startswith(g.open_object, i):
             end = obj(i, pointer, depth + 1)
-        elif text.startswith("[", i):
+        elif text.startswith(g.open_array, i):
             end = array(i, pointer, depth + 1)
         else:
-            end = _SKIP(text, i)[1]
+            end = g.skip(text, i)
         if pointer in wanted:
             raw[pointer] = (i, end)
             if pointer in open_values:
@@ -340,27 +466,25 @@ def _scan_towards(
 
     def obj(i: int, pointer: str, depth: int) -> int:
         j = ws(i + 1)
-        if text.startswith("}", j):
+        if text.startswith(g.close_object, j):
             return j + 1
         while True:
-            m = _STRING.match(text, j)
+            m = g.string.match(text, j)
             if not m:
                 raise ValueError("expected a key")
-            quoted = m.group()
-            key = json.loads(quoted) if "\\" in quoted else quoted[1:-1]
-            member = pointer + "/" + escape_token(key)
+            member = pointer + "/" + escape_token(g.key(m.group()))
             if member in keys:
                 raw_keys[member] = (j, m.end())
                 if member in open_keys:
                     placed(open_keys, member)
             j = ws(m.end())
-            if not text.startswith(":", j):
+            if not text.startswith(g.colon, j):
                 raise ValueError("expected ':'")
             j = ws(value(j + 1, member, depth))
-            if text.startswith(",", j):
+            if text.startswith(g.comma, j):
                 j = ws(j + 1)
                 continue
-            if text.startswith("}", j):
+            if text.startswith(g.close_object, j):
                 return j + 1
             raise ValueError("expected ',' or '}'")
 
@@ -378,7 +502,7 @@ def _scan_towards(
         later = sorted(asked, reverse=True)
         jumping = goal is not None  # until a jump is refused: the elements then differ
         j = ws(i + 1)
-        if text.startswith("]", j):
+        if text.startswith(g.close_array, j):
             return j + 1
         index = 0
         while True:
@@ -386,21 +510,23 @@ def _scan_towards(
                 later.pop()
             if jumping and later and later[-1] - index >= _JUMP_AT_LEAST:
                 landed = _jump(text, j, later[-1] - index)
+                if landed is None and g is _BYTES:
+                    raise _LeftToText("elements to skip one by one")
                 jumping = landed is not None
                 if landed is not None:
                     j, index = landed, later[-1]
-            j = ws(value(j, f"{prefix}{index}", depth) if index in asked else _SKIP(text, j)[1])
+            j = ws(value(j, f"{prefix}{index}", depth) if index in asked else g.skip(text, j))
             index += 1
-            if text.startswith(",", j):
+            if text.startswith(g.comma, j):
                 j = ws(j + 1)
-                if text.startswith("]", j):
+                if text.startswith(g.close_array, j):
                     raise ValueError("trailing comma")
                 continue
-            if text.startswith("]", j):
+            if text.startswith(g.close_array, j):
                 return j + 1
             raise ValueError("expected ',' or ']'")
 
-    start = 1 if text.startswith("\ufeff") else 0
+    start = origin + len(g.bom) if text.startswith(g.bom, origin) else origin
     try:
         if ws(value(start, "", 0)) != len(text):
             raise ValueError("extra data")
@@ -409,19 +535,15 @@ def _scan_towards(
     return raw, raw_keys
 
 
-def _skip_ws(text: str, i: int) -> int:
-    m = _WS.match(text, i)
-    return m.end() if m else i
-
-
 #: The fewest array elements :func:`_jump` is tried on; fewer are skipped one by one.
 _JUMP_AT_LEAST = 64
 
 
-def _jump(text: str, start: int, count: int) -> int | None:
+def _jump(text: AnyStr, start: int, count: int) -> int | None:
     """Offset of the array element ``count`` elements after the one at ``start``, or None.
 
-    For a text known to be valid JSON, whose element at ``start`` is an object
+    For a text known to be valid JSON (a string, or UTF-8 bytes), whose element
+    at ``start`` is an object
     followed by more objects, each separated from the next by the same
     separator ``S`` (``}``, a comma, whitespace with a line break, ``{``): the
     separators are found with ``str.find``/``str.count``, and the landing is
@@ -436,19 +558,22 @@ def _jump(text: str, start: int, count: int) -> int | None:
     ``start`` and those of the separators passed: no other object and no brace
     inside a string), then each separator passed ends the object the previous
     one began, so the landing ``{`` opens element ``count`` after ``start``.
+    (In UTF-8 bytes, none of these ASCII characters is ever part of another
+    character's bytes.)
     """
-    if not text.startswith("{", start):
+    g = _grammar(text)
+    if not text.startswith(g.open_object, start):
         return None
     try:
-        end = _SKIP(text, start)[1]
+        end = g.skip(text, start)
     except ValueError:
         return None
     comma = _skip_ws(text, end)
     following = _skip_ws(text, comma + 1)
-    if not text.startswith(",", comma) or not text.startswith("{", following):
+    if not text.startswith(g.comma, comma) or not text.startswith(g.open_object, following):
         return None
     separator = text[end - 1 : following + 1]
-    if "\n" not in separator:
+    if g.newline not in separator:
         return None
     # Find the count-th separator: count ahead by the length of the elements seen so
     # far (a little short of it), then step separator by separator.
@@ -471,12 +596,17 @@ def _jump(text: str, start: int, count: int) -> int | None:
         seen += 1
     landing = at + len(separator) - 1
     if (
-        text.find("[", start, landing) >= 0
-        or text.find("]", start, landing) >= 0
-        or text.count("{", start, landing) != count
+        text.find(g.open_array, start, landing) >= 0
+        or text.find(g.close_array, start, landing) >= 0
+        or text.count(g.open_object, start, landing) != count
     ):
         return None
     return landing
+
+
+def _skip_ws(text: AnyStr, i: int) -> int:
+    m = _grammar(text).ws.match(text, i)
+    return m.end() if m else i
 
 
 def _shifted(span: Span, line_offset: int) -> Span:

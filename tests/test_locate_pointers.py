@@ -9,7 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_lint.positions import ScanError, _jump, locate_json, locate_json_pointers
+from agent_lint.positions import (
+    Locations,
+    ScanError,
+    _jump,
+    locate_json,
+    locate_json_pointers,
+    locate_parsed_json,
+)
 
 KEYS = st.text(
     alphabet=st.sampled_from(["a", "b", "/", "~", "0", "é", '"', "\\", " ", "\n", "\u2028"]),
@@ -38,6 +45,14 @@ def _agree(text: str, asked: list[tuple[str, str]]) -> None:
     some = locate_json_pointers(text, asked)
     for pointer, target in asked:
         assert some.find(pointer, target) == whole.find(pointer, target), (pointer, target)
+
+
+def _placed_as_a_run(raw: bytes, asked: list[tuple[str, str]]) -> Locations:
+    """Places in a parsed JSON file: from its bytes, or from its text when they leave it."""
+    found = locate_parsed_json(raw, asked)
+    if found is not None:
+        return found
+    return locate_json_pointers(raw.decode("utf-8").removeprefix("\ufeff"), asked, parsed=True)
 
 
 def _asked(text: str, picks: list[int], extra: list[str]) -> list[tuple[str, str]]:
@@ -101,6 +116,10 @@ def test_one_finding_in_a_large_index_is_placed_like_the_full_scan() -> None:
     text = json.dumps({"decisions": entries, "count": 5000}, indent=2) + "\n"
     asked = [("/decisions/4321/path", "value"), ("/decisions/17", "key"), ("/count", "key")]
     _agree(text, asked)
+    from_bytes = locate_parsed_json(text.encode("utf-8"), asked)
+    assert from_bytes is not None  # jumped over on the bytes, never decoded whole
+    for pointer, target in asked:
+        assert from_bytes.find(pointer, target) == locate_json(text).find(pointer, target)
     found = locate_json_pointers(text, asked)
     # Only the requested places and their ancestors were placed.
     assert set(found.values) == {
@@ -184,8 +203,77 @@ def test_a_parsed_text_is_placed_as_the_full_scan_places_it(
     asked += [(f"/list/{length - 1 - far}/id", "value"), ("/tail/0", "key")]
     whole = locate_json(text)
     some = locate_json_pointers(text, asked, parsed=True)
+    for bom in (False, True):
+        # The same text as UTF-8 bytes, with and without a byte order mark (which the
+        # run's text leaves out and no column counts), placed as a run places it.
+        from_bytes = _placed_as_a_run(("\ufeff" if bom else "").encode() + text.encode(), asked)
+        for pointer, target in asked:
+            expected = whole.find(pointer, target)
+            assert some.find(pointer, target) == expected, (pointer, target)
+            assert from_bytes.find(pointer, target) == expected, (pointer, target, bom)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    DOCUMENTS,
+    st.sampled_from([None, 0, 2, 4]),
+    st.booleans(),
+    st.booleans(),
+    st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6),
+    st.lists(st.sampled_from(["/0", "/9", "/x", "/~1", "/a/b", "/-"]), max_size=3),
+)
+def test_a_parsed_file_is_placed_from_its_bytes_as_from_its_text(
+    document: Any,
+    indent: int | None,
+    ascii_only: bool,
+    crlf: bool,
+    picks: list[int],
+    extra: list[str],
+) -> None:
+    # Non-ASCII text before the place (columns count characters, not bytes), CRLF ends.
+    text = _render({"é€𝄞": "ü", "doc": document}, indent, ascii_only)
+    if crlf:
+        text = text.replace("\n", "\r\n")  # only the line ends: strings hold no raw break
+    asked = _asked(text, picks, extra)
+    whole = locate_json(text)
+    found = locate_parsed_json(text.encode("utf-8"), asked)
+    assert found is not None
     for pointer, target in asked:
-        assert some.find(pointer, target) == whole.find(pointer, target), (pointer, target)
+        assert found.find(pointer, target) == whole.find(pointer, target), (pointer, target)
+
+
+@pytest.mark.parametrize("padding", [0, 1, 2])
+def test_a_container_is_skipped_on_a_window_cut_between_characters(padding: int) -> None:
+    # The window ends inside the run of three-byte characters that follows the container.
+    text = '{"a":' + " " * padding + '{"x": [1, "é"]}, "b": "' + "€" * 3000 + '", "c": 2}'
+    asked = [("/c", "value"), ("/c", "key")]
+    found = locate_parsed_json(text.encode("utf-8"), asked)
+    assert found is not None
+    whole = locate_json(text)
+    for pointer, target in asked:
+        assert found.find(pointer, target) == whole.find(pointer, target)
+
+
+def test_what_costs_more_on_bytes_is_left_to_the_text() -> None:
+    big = {f"k{n}": "é€𝄞" * (n % 7) for n in range(3000)}  # far larger than the window
+    text = json.dumps({"big": big, "after": "ü"}, ensure_ascii=False)
+    assert locate_parsed_json(text.encode("utf-8"), [("/after", "value")]) is None
+    # A run of elements the jump cannot prove: skipped one by one, on the text.
+    text = json.dumps({"d": [{"t": "{}"}] + [{"t": "x"}] * 99}, indent=2)
+    assert locate_parsed_json(text.encode("utf-8"), [("/d/90/t", "value")]) is None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": "\xff", "b": 1}',  # not UTF-8 before the place: decoded, it fails
+        b'{"a": [1, 2, {"c": "\xe9"}], "b": 1}',  # not UTF-8 inside a skipped container
+        b'{"a": NaN, "b": 1}',  # not JSON: the file changed since the run parsed it
+        b'{"a": {"b": 1',
+    ],
+)
+def test_bytes_that_are_not_what_a_run_parsed_are_left_to_the_text(raw: bytes) -> None:
+    assert locate_parsed_json(raw, [("/b", "value")]) is None
 
 
 def test_the_jump_lands_on_the_element_the_full_scan_finds() -> None:
