@@ -411,11 +411,12 @@ def _fix(
         for edit in fixer.plan(index, args.unsafe_fixes)
         if fix_allowed(edit, result.limits)
     ]
-    if args.diff or not edits:
+    if args.diff:
         return result, edits, []
-    written, failed = fixer.apply(edits)
-    # The findings after the fix: what the writes can change is checked again (the
-    # written files, the repo-wide checks, the gate), the other files' outcomes kept.
+    written, failed = fixer.apply(edits) if edits else ([], [])
+    # The findings after the fix: the first pass went over the files only; what the
+    # writes can change is checked again (the written files), the other files' outcomes
+    # kept, and the repo-wide checks and the gate run once, on the result.
     done = set(written)
     rewritten = {str(edit.root / edit.path) for edit in edits if edit.path in done}
     again = _lint(args, cache, replay=result, rewritten=rewritten)

@@ -82,19 +82,19 @@ class Replay:
     ``entries`` are the walk's entries in order (with their repository paths and
     kinds), ``outcomes`` the outcome of
     each file read and checked, by path, with its format in ``formats`` (and its
-    content hash in ``digests`` when the run has a cache);
-    ``known`` the merge-base's findings ``--new-only`` compared with. A run
-    given a replay walks nothing and reads only the ``rewritten`` files;
-    every other file's outcome is merged as the first pass merged it, in the
-    same order, and the repo-wide checks and the gate run on the result.
+    content hash in ``digests`` when the run has a cache),
+    and ``passed`` the pass itself. A run given a replay walks nothing and reads
+    only the ``rewritten`` files; every other file's outcome is merged as the
+    first pass merged it, in the same order (with nothing rewritten, the pass
+    stands as it was), and the repo-wide checks and the gate run on the result.
     """
 
     entries: list[tuple[Entry, str, Match | None]] = field(default_factory=list)
     outcomes: dict[str, FileOutcome] = field(default_factory=dict)
     formats: dict[str, Format] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
-    known: Counter[str] | None = None
     rewritten: frozenset[str] = frozenset()
+    passed: _Passed | None = None
 
     def again(self, target: Target, rewritten: set[str]) -> Replay | None:
         """This replay for a run after ``rewritten`` (paths of the repository) were written;
@@ -176,7 +176,9 @@ def lint_target(
     records are checked (by default, git's history of the work tree). Without
     ``positions``, findings that carry only a JSON pointer are placed at 1:1
     (files are not read again to place them). ``record`` collects what the pass over
-    files saw; a ``replay`` of it stands in for that pass (see :class:`Replay`).
+    files saw and ends the run there: the result holds the index, not the findings,
+    which a run given the ``replay`` of it reports (see :class:`Replay`); ``--fix``
+    plans its writes in between, so the repo-wide checks and the gate run once.
     With ``cache``, a file whose outcome is kept for its content is not checked
     again (see :mod:`agent_lint.cache`); the output is the same. ``jobs`` is how
     many processes may check files (None: ``auto``; see :mod:`agent_lint.workers`);
@@ -275,8 +277,128 @@ def _lint_target(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
     stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
-    digests: dict[str, str] = {}  # content hashes of the files read, for the cache
-    result = LintResult(root=target.root)
+    repo_checks = [c for c in profile.repo_checks if any(is_enabled(x, config) for x in c.codes)]
+    if replay is not None and replay.passed is not None and not replay.rewritten:
+        passed = replay.passed  # nothing was written: the pass over files stands as it was
+        passed.index.history = history  # the git history of this run, which ends with it
+    else:
+        passed = _pass_over_files(
+            target, profile, schemas, stored, fs, history, replay, record, jobs, forked
+        )
+    if record is not None:
+        # ``--fix`` plans its writes from the index; the findings come with the replay.
+        record.passed = passed
+        return LintResult(root=target.root, indexes=[passed.index], limits=_roots(only))
+    result = LintResult(
+        root=target.root, files_checked=passed.files_checked, files=list(passed.files)
+    )
+    index, formats, digests = passed.index, passed.formats, passed.digests
+    found, holds_state = list(passed.found), passed.holds_state
+    agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
+    root_prefix = str(target.root).rstrip(os.sep) + os.sep
+    limits = config.limits
+    if not holds_state:
+        name = agent_prefix if agent_prefix != "." else target.agent_dir.name
+        gate_ran = "; the append-only gate still ran" if base else ""
+        result.notices.append(
+            f"no {profile.title} agent state found in {name}/; nothing checked{gate_ran}"
+        )
+        result.files_checked = 0
+        found = []  # findings about files of another design are not ours to make
+    for repo_check in repo_checks if holds_state else ():
+        found.extend(repo_check.run(index))
+    gate_config = config
+    located: gitgate.Located | None = None
+    if base:
+        from agent_lint import gitgate
+
+        # The append-only gate runs even then: a change that deletes every record
+        # must not turn the gate off.
+        request = gate or gitgate.Request(base, staged)
+        outcome = gitgate.run(target, replace(request, base=base, staged=staged))
+        found.extend(diagnose_gate(problem) for problem in outcome.problems)
+        result.changed = outcome.changed
+        result.notices.extend(outcome.notices)
+        gate_config = outcome.config or config
+        located = outcome.located
+    roots = _roots(only)
+    result.limits = roots
+    kept_findings = []
+    for diagnostic in found:
+        if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
+            continue
+        rules = gate_config if diagnostic.code.startswith(GATE_PREFIX) else config
+        shown = configured(diagnostic, rules)
+        if shown is None:
+            continue
+        if unsafe_fixes and rules_by_code()[shown.code].fix is Fix.UNSAFE:
+            shown = shown.with_fixable(True)
+        kept_findings.append(shown)
+    # A link the gate reports in place of a merged file (AL607) is not reported again as a
+    # link inside the repository (AL705): one fact, one finding.
+    replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
+    kept_findings = [
+        d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
+    ]
+    # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
+    if any(d.code == TWIN.code for d in kept_findings):
+        from agent_lint.gitgate.snapshots import fold
+
+        twins = {fold(d.path) for d in kept_findings if d.code == TWIN.code}
+        kept_findings = [
+            d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
+        ]
+    if fs.on_disk and any(d.fixable for d in kept_findings):
+        kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
+    places = (stored, digests) if stored is not None else None
+    result.diagnostics = sorted(
+        _locate(kept_findings, formats if positions else {}, limits, fs, places, root_prefix),
+        key=Diagnostic.sort_key,
+    )
+    result.indexes.append(index)
+    if new_only:
+        _leave_out_pre_existing(result, target, only, located, cache)
+    return result
+
+
+@dataclass
+class _Passed:
+    """What the pass over one repository's files found, for the repo-wide stage.
+
+    The index of every file's facts, the per-file findings in order, where
+    each file is read again to place them (``formats``), the content hashes
+    of the files read (``digests``), whether a file showed the profile's state,
+    and the files with how each was read.
+    """
+
+    index: RepoIndex
+    found: list[Diagnostic] = field(default_factory=list)
+    formats: dict[str, tuple[Format, str, bool]] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
+    holds_state: bool = False
+    files: list[tuple[str, str]] = field(default_factory=list)
+    files_checked: int = 0
+
+
+def _roots(only: Sequence[Path]) -> list[Path]:
+    """The resolved paths findings are limited to (empty: everything)."""
+    return [p.resolve() for p in only]
+
+
+def _pass_over_files(
+    target: Target,
+    profile: Profile,
+    schemas: SchemaStore,
+    stored: RunCache | None,
+    fs: FileSystem,
+    history: Origins | None,
+    replay: Replay | None,
+    record: Replay | None,
+    jobs: int | None,
+    forked: contextlib.ExitStack | None,
+) -> _Passed:
+    """Read and check every file of the walk (or a replay's) and build the repository index."""
+    config = target.config
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(
         root=target.root,
@@ -287,10 +409,11 @@ def _lint_target(
         profile=profile,
         folders=top_folders(target, fs),
     )
+    result = _Passed(index)
     file_checks = [c for c in profile.file_checks if any(is_enabled(x, config) for x in c.codes)]
-    repo_checks = [c for c in profile.repo_checks if any(is_enabled(x, config) for x in c.codes)]
-    found: list[Diagnostic] = []
-    formats: dict[str, tuple[Format, str, bool]] = {}  # full path "": the root's + the path
+    digests = result.digests  # content hashes of the files read, for the cache
+    found = result.found
+    formats = result.formats  # full path "": the root's + the path
     root_prefix = str(target.root).rstrip(os.sep) + os.sep
     holds_state = False
     limits = config.limits
@@ -404,71 +527,7 @@ def _lint_target(
         for facts in checked.facts:
             index.add(facts)
     ahead.close()
-    if not holds_state:
-        name = agent_prefix if agent_prefix != "." else target.agent_dir.name
-        gate_ran = "; the append-only gate still ran" if base else ""
-        result.notices.append(
-            f"no {profile.title} agent state found in {name}/; nothing checked{gate_ran}"
-        )
-        result.files_checked = 0
-        found = []  # findings about files of another design are not ours to make
-    for repo_check in repo_checks if holds_state else ():
-        found.extend(repo_check.run(index))
-    gate_config = config
-    located: gitgate.Located | None = None
-    if base:
-        from agent_lint import gitgate
-
-        # The append-only gate runs even then: a change that deletes every record
-        # must not turn the gate off.
-        request = gate or gitgate.Request(base, staged)
-        outcome = gitgate.run(target, replace(request, base=base, staged=staged))
-        found.extend(diagnose_gate(problem) for problem in outcome.problems)
-        result.changed = outcome.changed
-        result.notices.extend(outcome.notices)
-        gate_config = outcome.config or config
-        located = outcome.located
-    roots = [p.resolve() for p in only]
-    result.limits = roots
-    kept_findings = []
-    for diagnostic in found:
-        if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
-            continue
-        rules = gate_config if diagnostic.code.startswith(GATE_PREFIX) else config
-        shown = configured(diagnostic, rules)
-        if shown is None:
-            continue
-        if unsafe_fixes and rules_by_code()[shown.code].fix is Fix.UNSAFE:
-            shown = shown.with_fixable(True)
-        kept_findings.append(shown)
-    # A link the gate reports in place of a merged file (AL607) is not reported again as a
-    # link inside the repository (AL705): one fact, one finding.
-    replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
-    kept_findings = [
-        d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
-    ]
-    # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
-    if any(d.code == TWIN.code for d in kept_findings):
-        from agent_lint.gitgate.snapshots import fold
-
-        twins = {fold(d.path) for d in kept_findings if d.code == TWIN.code}
-        kept_findings = [
-            d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
-        ]
-    if fs.on_disk and any(d.fixable for d in kept_findings):
-        kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
-    places = (stored, digests) if stored is not None else None
-    result.diagnostics = sorted(
-        _locate(kept_findings, formats if positions else {}, limits, fs, places, root_prefix),
-        key=Diagnostic.sort_key,
-    )
-    result.indexes.append(index)
-    if new_only:
-        known = _leave_out_pre_existing(
-            result, target, only, located, cache, replay.known if replay is not None else None
-        )
-        if record is not None:
-            record.known = known
+    result.holds_state = holds_state
     return result
 
 
@@ -638,30 +697,25 @@ def _leave_out_pre_existing(
     only: Sequence[Path],
     located: gitgate.Located | None,
     cache: Cache | None = None,
-    known: Counter[str] | None = None,
-) -> Counter[str] | None:
+) -> None:
     """``--new-only``: drop the findings the merge-base already has, and count them.
 
     The merge-base's tree is linted from git objects with the same
     configuration and compared by fingerprint (see :mod:`agent_lint.baseline`),
     each finding of the merge-base hiding one identical finding of the change.
     The gate's findings (AL6xx) are about the change itself and always stay.
-    ``known`` are those fingerprints when an earlier pass of the run has them;
-    they are returned.
     """
     if located is None:
         result.notices.append(
             "--new-only found no merge-base to compare with: every finding is reported"
         )
-        return None
-    if known is None:
-        known = _merge_base_findings(target, only, located, cache)
+        return
+    known = _merge_base_findings(target, only, located, cache)
     gate = [d for d in result.diagnostics if d.code.startswith(GATE_PREFIX)]
     kept = apply_baseline((d for d in result.diagnostics if d not in gate), known)
     result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)
     result.pre_existing = kept.known
     result.merge_base = f"{located.merge_base[:12]} of {located.base_name}"
-    return known
 
 
 def _merge_base_findings(
@@ -884,7 +938,8 @@ def lint_paths(
     ``jobs`` is how many processes may check files (None: ``auto``).
 
     With ``record``, the result keeps what each repository's pass over files
-    saw (:attr:`LintResult.replays`). Given such a result as ``replay`` and
+    saw (:attr:`LintResult.replays`) and its index, and has no findings yet.
+    Given such a result as ``replay`` and
     the files written since (``rewritten``: their paths), a repository whose
     writes allow it is checked from that record, reading only the written
     files (see :class:`Replay`); a written file no repository of the run

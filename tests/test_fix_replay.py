@@ -154,3 +154,36 @@ def test_fix_and_new_only_report_what_a_fresh_run_reports(
     flags = ("--base", "main", "--new-only")
     fixed, fresh, _ = _fix_then_fresh(repo, capsys, monkeypatch, *flags)
     assert fixed == fresh
+
+
+def test_fix_with_nothing_to_write_reads_each_file_once(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A second --fix: the pass over files stands; the repo-wide checks run once, after
+    # the (empty) plan.
+    _report(capsys, str(repo), "--fix")
+    before = _files(repo)
+    fixed, fresh, checked = _fix_then_fresh(repo, capsys, monkeypatch)
+    assert _written(repo, before) == set()
+    assert fixed == fresh
+    assert len(checked) == fixed["files_checked"]
+
+
+@pytest.mark.parametrize("stale", [0, 1], ids=["nothing-to-write", "one-stale-state"])
+def test_fix_asks_git_history_as_a_fresh_run_does(
+    stale: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A merged handoff's path broken by a later rename is looked up in git's history, by
+    # the repo-wide checks that run after the plan: the run's own history, never a closed one.
+    from gitrepo import commit_all, make_repo
+
+    work = make_repo(tmp_path)
+    git(work, "mv", "docs/payments/design.md", "docs/payments/design-v2.md")
+    commit_all(work, "rename the design document")
+    _stale(work, stale)
+    fixed, fresh, _ = _fix_then_fresh(work, capsys, monkeypatch)
+    assert fixed == fresh
+    assert any("design.md" in d["message"] for d in fresh["diagnostics"])  # type: ignore[attr-defined]
