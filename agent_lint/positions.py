@@ -10,6 +10,7 @@ pointed at precisely.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -228,9 +229,6 @@ def _skip_text(text: str, i: int) -> int:
     return _SKIP(text, i)[1]
 
 
-_WS_BYTES = re.compile(rb"[ \t\n\r]*")
-_STRING_BYTES = re.compile(rb'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
-_NUMBER_BYTES = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _UTF8_BOM = b"\xef\xbb\xbf"
 #: The most bytes :func:`_skip_bytes` decodes to skip a container.
 _SKIP_WINDOW = 4096
@@ -252,12 +250,12 @@ def _skip_bytes(data: bytes, i: int) -> int:
     """
     head = data[i : i + 1]
     if head == b'"':
-        found = _STRING_BYTES.match(data, i)
+        found = _bytes_grammar().string.match(data, i)
         if found is None:
             raise ValueError("invalid string")
         return found.end()
     if head not in (b"{", b"["):
-        number = _NUMBER_BYTES.match(data, i)
+        number = _bytes_grammar().number.match(data, i)
         if number is not None and number.end() > i:
             return number.end()
         for literal in (b"true", b"false", b"null"):
@@ -282,6 +280,7 @@ class _Grammar(NamedTuple):
 
     ws: re.Pattern[Any]
     string: re.Pattern[Any]
+    number: re.Pattern[Any]
     skip: Callable[[Any, int], int]
     newline: Any
     open_object: Any
@@ -301,15 +300,45 @@ class _Grammar(NamedTuple):
         return inner if isinstance(inner, str) else inner.decode("utf-8")
 
 
-_TEXT = _Grammar(_WS, _STRING, _skip_text, "\n", "{", "}", "[", "]", ",", ":", "\\", "\ufeff")
-_BYTES = _Grammar(
-    *(_WS_BYTES, _STRING_BYTES, _skip_bytes, b"\n"),
-    *(b"{", b"}", b"[", b"]", b",", b":", b"\\", _UTF8_BOM),
+_TEXT = _Grammar(
+    ws=_WS,
+    string=_STRING,
+    number=_NUMBER,
+    skip=_skip_text,
+    newline="\n",
+    open_object="{",
+    close_object="}",
+    open_array="[",
+    close_array="]",
+    comma=",",
+    colon=":",
+    backslash="\\",
+    bom="\ufeff",
 )
 
 
+@functools.cache
+def _bytes_grammar() -> _Grammar:
+    """The grammar of UTF-8 bytes (the same patterns), compiled when a run first needs it."""
+    return _Grammar(
+        ws=re.compile(_WS.pattern.encode()),
+        string=re.compile(_STRING.pattern.encode()),
+        number=re.compile(_NUMBER.pattern.encode()),
+        skip=_skip_bytes,
+        newline=b"\n",
+        open_object=b"{",
+        close_object=b"}",
+        open_array=b"[",
+        close_array=b"]",
+        comma=b",",
+        colon=b":",
+        backslash=b"\\",
+        bom=_UTF8_BOM,
+    )
+
+
 def _grammar(text: str | bytes) -> _Grammar:
-    return _BYTES if isinstance(text, bytes) else _TEXT
+    return _bytes_grammar() if isinstance(text, bytes) else _TEXT
 
 
 def _line_columns(
@@ -510,7 +539,7 @@ def _scan_towards(
                 later.pop()
             if jumping and later and later[-1] - index >= _JUMP_AT_LEAST:
                 landed = _jump(text, j, later[-1] - index)
-                if landed is None and g is _BYTES:
+                if landed is None and isinstance(text, bytes):
                     raise _LeftToText("elements to skip one by one")
                 jumping = landed is not None
                 if landed is not None:
