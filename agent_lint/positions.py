@@ -357,8 +357,10 @@ def _line_columns(
     for offset in sorted(set(offsets)):
         line += text.count(grammar.newline, last, offset)
         line_start = max(text.rfind(grammar.newline, 0, offset) + 1, origin)
-        before = text[line_start:offset]
-        width = len(before) if isinstance(before, str) else len(before.decode("utf-8"))
+        if isinstance(text, bytes):  # the characters of the line up to the offset
+            width = len(text[line_start:offset].decode("utf-8"))
+        else:
+            width = offset - line_start
         found[offset] = (line, width + 1)
         last = offset
     return found
