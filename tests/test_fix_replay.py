@@ -9,6 +9,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO
@@ -187,3 +188,26 @@ def test_fix_asks_git_history_as_a_fresh_run_does(
     fixed, fresh, _ = _fix_then_fresh(work, capsys, monkeypatch)
     assert fixed == fresh
     assert any("design.md" in d["message"] for d in fresh["diagnostics"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("stale", [0, 2], ids=["nothing-to-write", "two-stale-states"])
+def test_fix_runs_the_repo_wide_stage_once(
+    stale: int,
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first pass goes over the files and stops: the repo-wide checks, the gate and
+    # placing the findings run once, on the repository as the fix leaves it.
+    _report(capsys, str(repo), "--fix")  # the injected stale state is fixed first
+    _stale(repo, stale)
+    concluded: list[int] = []
+    real = linter._locate
+
+    def spy(*args: Any, **options: Any) -> Any:
+        concluded.append(1)
+        return real(*args, **options)
+
+    monkeypatch.setattr(linter, "_locate", spy)
+    _report(capsys, str(repo), "--fix")
+    assert len(concluded) == 1
