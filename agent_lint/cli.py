@@ -458,7 +458,7 @@ def _usage(args: argparse.Namespace) -> None:
 def _statistics_json(result: LintResult) -> str:
     import json
 
-    from agent_lint.rules import rules_by_code
+    from agent_lint.rules import rule_for
 
     counts: dict[str, int] = {}
     for d in result.diagnostics:
@@ -467,7 +467,7 @@ def _statistics_json(result: LintResult) -> str:
     rows = [
         {
             "code": code,
-            "name": rules_by_code()[code].name,
+            "name": rule_for(code).name,
             "count": count,
             "fixable": code in fixable,
         }

@@ -42,7 +42,7 @@ from agent_lint.loading import split_front_matter
 from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
-from agent_lint.rules import rules_by_code
+from agent_lint.rules import rule_for
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
 from agent_lint.validators import FileCheck
@@ -438,7 +438,7 @@ def _lint_target(
         shown = configured(diagnostic, rules)
         if shown is None:
             continue
-        if unsafe_fixes and rules_by_code()[shown.code].fix is Fix.UNSAFE:
+        if unsafe_fixes and rule_for(shown.code).fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a

@@ -122,6 +122,28 @@ def test_a_clean_run_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert not modules & set(UNUSED_BY_A_CLEAN_RUN)
 
 
+def test_a_cortex_run_loads_no_other_profile(tmp_path: Path) -> None:
+    """Detection reads the other profiles' outlines only: none of their kinds, checks or facts."""
+    repo = generate(tmp_path / "repo", 120, {"schema": 1, "agreement": 1})
+    for argv in (["--no-cache", str(repo.root)], ["--output-format", "json", str(repo.root)]):
+        code, modules = _imported(*argv)
+        assert code == 1
+        assert "agent_lint.profiles.cortex.profile" in modules
+        others = {
+            m
+            for m in modules
+            if m.startswith(("agent_lint.profiles.astrion.", "agent_lint.profiles.personal_bot."))
+        }
+        assert others == set()
+    # The SARIF rules table lists every rule: there every profile is loaded.
+    code, modules = _imported("--output-format", "sarif", str(repo.root))
+    assert code == 1
+    assert {
+        "agent_lint.profiles.astrion.profile",
+        "agent_lint.profiles.personal_bot.profile",
+    } <= modules
+
+
 def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
     """A fixable finding loads the fixer; ``--diff`` its reporter; the lazy imports resolve."""
     repo = generate(tmp_path / "repo", 120, {"agreement": 1})
