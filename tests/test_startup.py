@@ -156,8 +156,15 @@ def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
 
 
 def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:
+    """A misspelt field alone is explained without it; any other fault loads it."""
     repo = generate(tmp_path / "repo", 120, {"schema": 1})
-    code, modules = _imported(str(repo.root))
+    code, modules = _imported("--no-cache", str(repo.root))
+    assert code == 1
+    assert not {m.split(".")[0] for m in modules} & set(DETAILED)
+    decision = sorted((repo.root / ".agent" / "decisions").glob("D-*.json"))[0]
+    record = json.loads(decision.read_text(encoding="utf-8"))
+    decision.write_text(json.dumps({**record, "status": 7}), encoding="utf-8")
+    code, modules = _imported("--no-cache", str(repo.root))
     assert code == 1
     assert "jsonschema" in modules
 
