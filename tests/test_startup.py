@@ -89,10 +89,16 @@ def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> N
 
 #: What a clean run in a git work tree does without: the append-only gate and git's
 #: plumbing (no base, and no broken path asks git where a record stands), the fixer
-#: and the profiles' fix planners (nothing to fix), the diff and job summary reporters,
-#: the pure-Python YAML reader (libyaml reads every document), a configuration reader
-#: (no configuration file) and the modules only these need.
+#: and the profiles' fix planners (nothing to fix), the reporters of other formats,
+#: the baseline (none given), the cache (``--no-cache``), the pure-Python YAML reader
+#: (libyaml reads every document), a configuration reader (no configuration file) and
+#: the modules only these need.
 UNUSED_BY_A_CLEAN_RUN = (
+    "agent_lint.baseline",
+    "agent_lint.cache",
+    "agent_lint.reporters.github",
+    "agent_lint.reporters.json_format",
+    "agent_lint.reporters.sarif",
     "agent_lint.fixer",
     "agent_lint.jsonedit",
     "agent_lint.profiles.cortex.fixes",
