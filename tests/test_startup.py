@@ -156,6 +156,7 @@ def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
     code, modules = _imported("--no-cache", str(repo.root))
     assert code == 1
     assert {"agent_lint.fixer", "agent_lint.profiles.cortex.fixes"} <= modules
+    assert "tempfile" not in modules  # planning a fix writes nothing
     code, modules = _imported("--no-cache", "--diff", str(repo.root))
     assert code == 1
     assert "agent_lint.reporters.diff" in modules
