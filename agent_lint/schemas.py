@@ -24,11 +24,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import jsonschema_rs
-
 if TYPE_CHECKING:
     # jsonschema and referencing are imported only when a record needs the detailed
-    # engine (an invalid record, a user schema): a clean run never loads them.
+    # engine (an invalid record, a user schema): a clean run never loads them. The fast
+    # engine (jsonschema_rs) is imported to compile a first schema or pattern: a run
+    # whose files all come from the cache needs neither.
     import jsonschema
     import referencing
     from jsonschema.protocols import Validator
@@ -139,6 +139,8 @@ class UnsupportedPattern(ValueError):
 
 @functools.lru_cache(maxsize=4096)
 def _pattern_validator(pattern: str) -> Any:
+    import jsonschema_rs
+
     try:
         return jsonschema_rs.validator_for(
             {"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions()
@@ -669,6 +671,8 @@ _ROOT_KEY_RULES = ("properties", "patternProperties", "additionalProperties")
 
 def _fast_validator(schema: dict[str, Any]) -> Any:
     """A jsonschema-rs validator with agent-lint's format checks, or None if unavailable."""
+    import jsonschema_rs
+
     try:
         return jsonschema_rs.validator_for(
             schema,

@@ -150,6 +150,20 @@ def test_a_cortex_run_loads_no_other_profile(tmp_path: Path) -> None:
     } <= modules
 
 
+def test_a_warm_run_loads_no_parser_or_schema_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files whose outcomes come from the cache are neither parsed nor validated: PyYAML and
+    the fast schema engine are not even imported."""
+    monkeypatch.delenv("AGENT_LINT_NO_CACHE", raising=False)
+    repo = generate(tmp_path / "repo", 120)
+    cache = str(tmp_path / "cache")
+    assert _imported("--cache-dir", cache, str(repo.root))[0] == 0
+    code, modules = _imported("--cache-dir", cache, str(repo.root))
+    assert code == 0
+    assert not {m.split(".")[0] for m in modules} & {"yaml", "jsonschema_rs", *DETAILED}
+
+
 def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
     """A fixable finding loads the fixer; ``--diff`` its reporter; the lazy imports resolve."""
     repo = generate(tmp_path / "repo", 120, {"agreement": 1})
