@@ -183,11 +183,10 @@ def find_target(
         for candidate in chosen:
             if not any(m.holds_in(folder) for m in candidate.markers if not m.store):
                 continue
-            target = _target(root, root, config, candidate)
             if folder == start:
-                here.append(target)
+                here.append(_target(root, root, config, candidate))
             elif candidate.in_record_folder(start.relative_to(folder).as_posix() + "/"):
-                level.append(target)
+                level.append(_target(root, root, config, candidate))
         if inside and not found:
             # A named store here wins over this folder being a store of the same profile;
             # another profile whose markers hold here is a candidate too.
