@@ -459,7 +459,7 @@ def _usage(args: argparse.Namespace) -> None:
 def _statistics_json(result: LintResult) -> str:
     import json
 
-    from agent_lint.rules import rules_by_code
+    from agent_lint.rules import rule_for
 
     counts: dict[str, int] = {}
     for d in result.diagnostics:
@@ -468,7 +468,7 @@ def _statistics_json(result: LintResult) -> str:
     rows = [
         {
             "code": code,
-            "name": rules_by_code()[code].name,
+            "name": rule_for(code).name,
             "count": count,
             "fixable": code in fixable,
         }
@@ -488,10 +488,7 @@ def _show_files(result: LintResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Execute the parsed command line; raises on usage errors."""
-    from dataclasses import replace
-
-    from agent_lint import baseline
-    from agent_lint.reporters import REPORTERS, ReportOptions, github, sarif, text
+    from agent_lint.reporters import REPORTERS, ReportOptions
 
     if args.print_checksum is not None:
         _write(print_checksum(args.print_checksum), None)
@@ -507,7 +504,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     _usage(args)
     fmt = _format(args)
-    known = baseline.load(args.baseline) if args.baseline is not None else None
+    known = None
+    if args.baseline is not None:
+        from agent_lint import baseline
+
+        known = baseline.load(args.baseline)
     cache = _cache(args)
     result = _lint(args, cache, record=args.fix and not args.diff and not args.show_files)
     edits: list[Edit] = []
@@ -524,6 +525,8 @@ def run(args: argparse.Namespace) -> int:
         _write(diff.render(edits), args.output_file)
         return EXIT_FINDINGS if edits else EXIT_CLEAN
     if args.write_baseline is not None:
+        from agent_lint import baseline
+
         _write(baseline.render(result.diagnostics), args.write_baseline)
         count = len(result.diagnostics)
         if not args.quiet:
@@ -531,11 +534,17 @@ def run(args: argparse.Namespace) -> int:
             say("note", f"recorded {findings} in {args.write_baseline}")
         return EXIT_CLEAN
     if known is not None:
+        from dataclasses import replace
+
+        from agent_lint import baseline
+
         kept = baseline.apply(result.diagnostics, known)
         result = replace(
             result, diagnostics=kept.new, baselined=kept.known, stale_baseline=kept.stale
         )
     if args.statistics:
+        from agent_lint.reporters import text
+
         stats = _statistics_json(result) if fmt == "json" else text.statistics(result)
         _write(stats, args.output_file)
         return EXIT_FINDINGS if result.errors and not args.exit_zero else EXIT_CLEAN
@@ -544,12 +553,16 @@ def run(args: argparse.Namespace) -> int:
         color=_use_color(args, sys.stdout), quiet=args.quiet, workspace=workspace
     )
     if fmt == "text" and not args.quiet:
+        from agent_lint.reporters import text
+
         sys.stderr.write(text.notices(result))
     _write(REPORTERS[fmt](result, options), args.output_file)
     if args.sarif_file is not None:
+        from agent_lint.reporters import sarif
+
         _write(sarif.render(result, workspace), args.sarif_file)
     if args.summary_file is not None:
-        from agent_lint.reporters import summary
+        from agent_lint.reporters import github, summary
 
         annotated = len(github.selected(result)) if fmt == "github" else None
         _append(args.summary_file, summary.render(result, annotated, workspace))
@@ -566,6 +579,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _cache(args: argparse.Namespace) -> Cache | None:
     """The run's cache: on unless ``--no-cache`` or ``AGENT_LINT_NO_CACHE`` say otherwise."""
+    if args.no_cache:
+        return None  # and the cache's modules are not loaded
     from agent_lint.cache import from_environment
 
     return from_environment(args.no_cache, args.cache_dir)

@@ -25,7 +25,7 @@ from agent_lint.fileio import NotRead, check_regular, in_git_dir
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
 from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile
-from agent_lint.profiles import builtin, get, names
+from agent_lint.profiles import get, names, outline, outlines
 from agent_lint.validators import storage
 
 #: The default of the ``max-file-bytes`` limit.
@@ -85,10 +85,11 @@ def _one(found: list[Target], where: Path) -> Target:
 
 
 def _profiles(name: str | None) -> tuple[Profile, ...]:
+    """The profiles to detect: their outlines (:func:`~agent_lint.profiles.outline`)."""
     if name is None:
-        return builtin()
+        return outlines()
     try:
-        return (get(name),)
+        return (outline(name),)
     except KeyError:
         known = ", ".join(names())
         raise ConfigError(f"unknown profile {name!r} (built-in profiles: {known})") from None
@@ -106,7 +107,12 @@ def profile_for(target: Target) -> Profile:
     ]
     if not matching:
         matching = list(_profiles(name))
-    return matching[0]
+    return get(matching[0].name)
+
+
+def _target(root: Path, store: Path, config: Config, candidate: Profile) -> Target:
+    """A target of the profile ``candidate`` outlines, its modules loaded now that it matched."""
+    return Target(root, store, config, get(candidate.name))
 
 
 def find_target(
@@ -145,7 +151,8 @@ def find_target(
                 if root is not None and marker.holds_in(folder):
                     real = Path(os.path.realpath(root))
                     store = real / marker.store
-                    named.append(Target(real, store, load_config(root, explicit_config), candidate))
+                    config_here = load_config(root, explicit_config)
+                    named.append(_target(real, store, config_here, candidate))
                     break
         if named:
             return _one(named, folder)
@@ -158,12 +165,12 @@ def find_target(
                 )
             store = root / config.agent_dir
             matching = [
-                Target(root, store, config, candidate)
+                _target(root, store, config, candidate)
                 for candidate in chosen
                 if any(marker.holds_in(folder / config.agent_dir) for marker in candidate.markers)
             ]
             if not matching and len(chosen) == 1:
-                matching = [Target(root, store, config, chosen[0])]
+                matching = [_target(root, store, config, chosen[0])]
             if not matching:
                 raise NoProfile(root, _nothing(f"{config.agent_dir}/", chosen))
             return _one(matching, folder)
@@ -171,17 +178,16 @@ def find_target(
         for candidate in chosen:
             for marker in candidate.markers:
                 if marker.store and marker.holds_in(folder / marker.store):
-                    inside.append(Target(root, root / marker.store, config, candidate))
+                    inside.append(_target(root, root / marker.store, config, candidate))
                     break
         here, level = [], []  # the outermost folder whose record folder holds ``path`` wins
         for candidate in chosen:
             if not any(m.holds_in(folder) for m in candidate.markers if not m.store):
                 continue
-            target = Target(root, root, config, candidate)
             if folder == start:
-                here.append(target)
+                here.append(_target(root, root, config, candidate))
             elif candidate.in_record_folder(start.relative_to(folder).as_posix() + "/"):
-                level.append(target)
+                level.append(_target(root, root, config, candidate))
         if inside and not found:
             # A named store here wins over this folder being a store of the same profile;
             # another profile whose markers hold here is a candidate too.
@@ -204,7 +210,7 @@ def find_target(
         )
     raise NoProfile(
         Path(os.path.realpath(top)),
-        _nothing(f"{relative(str(start), str(top)) or '.'}/", builtin()),
+        _nothing(f"{relative(str(start), str(top)) or '.'}/", outlines()),
     )
 
 

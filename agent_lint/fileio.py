@@ -8,6 +8,7 @@ is caught too.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -94,3 +95,8 @@ def in_git_dir(path: str, root: str) -> bool:
     """
     parts = os.path.relpath(path, root).split(os.sep)
     return any(part.lower() == ".git" for part in parts)
+
+
+def content_digest(raw: bytes) -> str:
+    """The content hash of a file's bytes: what the cache keeps a file's entry under."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +139,8 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise FixError(f"{target} is a symbolic link; not written")
     if target.exists() and not target.is_file():
         raise FixError(f"{target} is not a regular file; not written")
+    import tempfile  # loaded to write: planning a fix does not need it
+
     folder = target.parent
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:

@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agent_lint import workers
-from agent_lint.baseline import apply as apply_baseline
-from agent_lint.baseline import fingerprint, normalised_message
-from agent_lint.cache import Cache, RunCache, Span, content_digest
 from agent_lint.config import Config, ConfigError, Limits, load_config
 from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
@@ -34,6 +31,7 @@ from agent_lint.discovery import (
     top_folders,
     walk,
 )
+from agent_lint.fileio import content_digest
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
 from agent_lint.index import RepoIndex, present_facts
@@ -42,7 +40,7 @@ from agent_lint.loading import split_front_matter
 from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
-from agent_lint.rules import rules_by_code
+from agent_lint.rules import rule_for
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected
 from agent_lint.validators import FileCheck
@@ -55,6 +53,7 @@ if TYPE_CHECKING:
     # Loaded when a run needs them: the gate with a base, the fixer for a fixable
     # finding, positions for a finding to place. A clean run loads none of them.
     from agent_lint import fixer, gitgate
+    from agent_lint.cache import Cache, RunCache, Span
     from agent_lint.filesystem import AddedIn, Standing
     from agent_lint.gittree import RecordHistory
     from agent_lint.positions import Locations
@@ -331,7 +330,7 @@ def _lint_target(
         shown = configured(diagnostic, rules)
         if shown is None:
             continue
-        if unsafe_fixes and rules_by_code()[shown.code].fix is Fix.UNSAFE:
+        if unsafe_fixes and rule_for(shown.code).fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a
@@ -712,6 +711,8 @@ def _leave_out_pre_existing(
         return
     known = _merge_base_findings(target, only, located, cache)
     gate = [d for d in result.diagnostics if d.code.startswith(GATE_PREFIX)]
+    from agent_lint.baseline import apply as apply_baseline
+
     kept = apply_baseline((d for d in result.diagnostics if d not in gate), known)
     result.diagnostics = sorted([*kept.new, *gate], key=Diagnostic.sort_key)
     result.pre_existing = kept.known
@@ -723,6 +724,7 @@ def _merge_base_findings(
 ) -> Counter[str]:
     """The fingerprints of the findings of the merge-base's tree, linted from git objects."""
     from agent_lint import gittree
+    from agent_lint.baseline import fingerprint
     from agent_lint.gitplumbing import GitError
 
     session = gittree.GitSession(located.repo, target)
@@ -765,6 +767,8 @@ def _fixable_as_planned(
     kept = []
     for diagnostic in diagnostics:
         if diagnostic.fixable and diagnostic.path not in resolved:
+            from agent_lint.baseline import normalised_message
+
             block = reasons.get(diagnostic.path)
             message = diagnostic.message
             if block is not None:

@@ -29,7 +29,31 @@ def rules_by_code() -> dict[str, Rule]:
     return {rule.code: rule for rule in all_rules()}
 
 
+@functools.cache
+def _rules_at_hand(profiles: tuple[str, ...]) -> dict[str, Rule]:
+    """The shared rules and those of the loaded ``profiles``, by code."""
+    from agent_lint.profiles import get
+    from agent_lint.validators import RULES
+
+    own = (rule for name in profiles for rule in get(name).rules)
+    return {rule.code: rule for rule in (*RULES, *own)}
+
+
+def rule_for(code: str) -> Rule:
+    """The rule of a finding's ``code``, loading no profile a run did not load.
+
+    A finding comes from the shared families or from the profile that made it,
+    which is loaded; the whole catalogue is read only for another code. Codes
+    are unique, so the rule is the one :func:`rules_by_code` gives.
+    """
+    from agent_lint.profiles import loaded
+
+    rule = _rules_at_hand(tuple(profile.name for profile in loaded())).get(code)
+    return rule if rule is not None else rules_by_code()[code]
+
+
 def clear() -> None:
     """Forget the catalogue (after the registered profiles change, in tests)."""
     all_rules.cache_clear()
     rules_by_code.cache_clear()
+    _rules_at_hand.cache_clear()

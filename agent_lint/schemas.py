@@ -17,18 +17,18 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import jsonschema_rs
-
 if TYPE_CHECKING:
     # jsonschema and referencing are imported only when a record needs the detailed
-    # engine (an invalid record, a user schema): a clean run never loads them.
+    # engine (an invalid record, a user schema): a clean run never loads them. The fast
+    # engine (jsonschema_rs) is imported to compile a first schema or pattern: a run
+    # whose files all come from the cache needs neither.
     import jsonschema
     import referencing
     from jsonschema.protocols import Validator
@@ -139,6 +139,8 @@ class UnsupportedPattern(ValueError):
 
 @functools.lru_cache(maxsize=4096)
 def _pattern_validator(pattern: str) -> Any:
+    import jsonschema_rs
+
     try:
         return jsonschema_rs.validator_for(
             {"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions()
@@ -215,8 +217,13 @@ def _additional_properties_keyword(
         for extra in extras:
             yield from validator.descend(instance[extra], allowed, path=extra)
     elif allowed is False and extras:
-        listed = ", ".join(repr(key) for key in sorted(extras))
-        yield jsonschema.ValidationError(f"Additional properties are not allowed ({listed})")
+        yield jsonschema.ValidationError(not_allowed(extras))
+
+
+def not_allowed(extras: list[str]) -> str:
+    """The message of ``additionalProperties: false`` for the keys ``extras``."""
+    listed = ", ".join(repr(key) for key in sorted(extras))
+    return f"Additional properties are not allowed ({listed})"
 
 
 def _canonical(value: Any) -> Any:
@@ -545,31 +552,127 @@ class FastPathValidator:
     records are, and then nothing more is done. For an invalid record (or a
     value the fast engine cannot take, such as a huge integer) the detailed
     ``jsonschema`` validator produces the issues, so messages never depend on
-    the fast engine. Both use the same format checkers.
+    the fast engine. Both use the same format checkers. The one exception is a
+    record whose only fault is unknown top-level fields (a misspelt key): its
+    issue is the detailed engine's, built without loading that engine
+    (:func:`unknown_fields_issue`).
     """
 
-    def __init__(self, fast: Any, detailed: Callable[[], SchemaValidator]) -> None:
+    def __init__(
+        self, fast: Any, detailed: Callable[[], SchemaValidator], schema: dict[str, Any]
+    ) -> None:
         self._fast = fast
         self._make_detailed = detailed
         self._detailed: SchemaValidator | None = None
+        self._schema = schema
 
     def issues(self, instance: Any) -> Iterator[SchemaIssue]:
         """Yield nothing for a valid record; otherwise the detailed issues.
 
-        The detailed validator is built on the first record that needs it.
+        A record whose only fault is fields the schema does not know gets its
+        one issue from :func:`unknown_fields_issue`; any other invalid record
+        builds the detailed validator, on the first record that needs it.
         """
         try:
             if self._fast.is_valid(instance):
                 return
         except Exception:  # anything the fast engine cannot take goes the slow way
             pass
+        unknown = unknown_fields_issue(self._fast, self._schema, instance)
+        if unknown is not None:
+            yield unknown
+            return
         if self._detailed is None:
             self._detailed = self._make_detailed()
         yield from self._detailed.issues(instance)
 
 
+#: Keywords that judge an object by none of its keys (or hold no assertion at all).
+_KEYLESS = frozenset(
+    {
+        "$schema",
+        "$id",
+        "$comment",
+        "$defs",
+        "definitions",
+        "title",
+        "description",
+        "examples",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "type",
+    }
+)
+
+
+def _blind_to(schema: Any, keys: Collection[str]) -> bool:
+    """Whether ``schema``, applied to an object, never looks at the object's ``keys``.
+
+    It may name other keys (``properties``, ``required``) and combine
+    subschemas that are blind to ``keys`` too (``allOf``, ``if``/``then``/
+    ``else``); any other keyword (``additionalProperties``, ``not``, ``$ref``,
+    ``minProperties``, ``enum``, …) might, so the answer is no.
+    """
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict):
+        return False
+    for keyword, value in schema.items():
+        if keyword in ("properties", "required"):
+            if not isinstance(value, dict | list) or any(key in value for key in keys):
+                return False
+        elif keyword == "allOf":
+            if not isinstance(value, list) or not all(_blind_to(sub, keys) for sub in value):
+                return False
+        elif keyword in ("if", "then", "else"):
+            if not _blind_to(value, keys):
+                return False
+        elif keyword not in _KEYLESS:
+            return False
+    return True
+
+
+def unknown_fields_issue(fast: Any, schema: dict[str, Any], instance: Any) -> SchemaIssue | None:
+    """The one issue of a record whose only fault is top-level fields ``schema`` does not allow.
+
+    That is the issue the detailed engine reports (its ``additionalProperties``
+    keyword at the root; see :func:`_additional_properties_keyword`), found
+    without loading it: the schema forbids other fields, nothing else in it
+    looks at the unknown ones, and without them the record is valid (``fast``
+    says so). None when any of this does not hold: the detailed engine then
+    explains the record.
+    """
+    if not isinstance(instance, dict) or schema.get("additionalProperties") is not False:
+        return None
+    extras = additional_keys(instance, schema)
+    rest = {k: v for k, v in schema.items() if k not in _ROOT_KEY_RULES}
+    if not extras or not _blind_to(rest, extras):
+        return None
+    try:
+        if not fast.is_valid({k: v for k, v in instance.items() if k not in extras}):
+            return None
+    except Exception:  # anything the fast engine cannot take goes the slow way
+        return None
+    return SchemaIssue(
+        keyword="additionalProperties",
+        path=(),
+        expected=False,
+        instance=instance,
+        schema=schema,
+        message=not_allowed(extras),
+    )
+
+
+#: The root keywords that decide which fields are unknown (and so never see those fields).
+_ROOT_KEY_RULES = ("properties", "patternProperties", "additionalProperties")
+
+
 def _fast_validator(schema: dict[str, Any]) -> Any:
     """A jsonschema-rs validator with agent-lint's format checks, or None if unavailable."""
+    import jsonschema_rs
+
     try:
         return jsonschema_rs.validator_for(
             schema,
@@ -722,7 +825,7 @@ class SchemaStore:
         fast = _fast_validator(schema) if self.fast and bundled else None
         if fast is None:
             return self._detailed(path, schema)
-        return FastPathValidator(fast, functools.partial(self._detailed, path, schema))
+        return FastPathValidator(fast, functools.partial(self._detailed, path, schema), schema)
 
     def _check_ref_cycles(self, path: Path, schema: dict[str, Any]) -> None:
         """Raise :class:`SchemaConfigError` when ``schema``'s references never end."""

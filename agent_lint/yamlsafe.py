@@ -35,18 +35,26 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NoReturn
 
-from yaml import events as _events
-from yaml.error import MarkedYAMLError as _CMarkedError
-from yaml.error import YAMLError as _CError
-
 from agent_lint.config import Limits
 
-try:  # PyYAML's binding of libyaml; without it every document takes the pure-Python reader
-    import yaml.cyaml
+#: PyYAML's binding of libyaml, looked for when a first document is read (``...`` until
+#: then): a run whose documents all come from the cache never loads PyYAML. None when
+#: PyYAML has no libyaml: every document then takes the pure-Python reader.
+_CParser: Any = ...
 
-    _CParser: Any = getattr(yaml.cyaml, "CParser", None)
-except ImportError:  # pragma: no cover - PyYAML's wheels ship libyaml
-    _CParser = None
+
+def _c_parser() -> Any:
+    """libyaml's parser class, or None without it (PyYAML is imported on the first call)."""
+    global _CParser
+    if _CParser is ...:
+        try:
+            import yaml.cyaml
+
+            _CParser = getattr(yaml.cyaml, "CParser", None)
+        except ImportError:  # pragma: no cover - PyYAML's wheels ship libyaml
+            _CParser = None
+    return _CParser
+
 
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -219,7 +227,7 @@ def construct_scalar(tag: str, value: str, version: tuple[int, int] = (1, 2)) ->
 
 def has_c_reader() -> bool:
     """Whether libyaml is there to read documents (else the pure-Python reader does)."""
-    return _CParser is not None
+    return _c_parser() is not None
 
 
 #: Characters libyaml takes for line breaks (YAML 1.1) and YAML 1.2 does not.
@@ -318,10 +326,13 @@ class _Reader:
 
     def read(self, text: str) -> Any:
         """The document's data (None for an empty stream)."""
-        assert _CParser is not None
+        from yaml import events
+        from yaml.error import MarkedYAMLError, YAMLError
+
+        c_parser = _c_parser()
+        assert c_parser is not None
         text, self.back = _hide_old_breaks(text)
-        parser = _CParser(text)
-        events = _events
+        parser = c_parser(text)
         documents = 0
         scalar_event = events.ScalarEvent
         # Building data from text with no U+0085/U+2028/U+2029, the commonest scalar (plain,
@@ -360,7 +371,7 @@ class _Reader:
                     self.version = (1, 1) if event.version == (1, 1) else (1, 2)
                 elif kind is events.StreamEndEvent:
                     return self.root
-        except _CMarkedError as exc:
+        except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = exc.problem or exc.context or "syntax error"
             if problem.startswith("exceeded maximum nesting depth"):
@@ -368,7 +379,7 @@ class _Reader:
                 # max-depth, whose ceiling is far lower.
                 self._depth_exceeded(mark.index if mark else 0)
             raise YamlProblem(problem, mark.index if mark else None) from None
-        except _CError as exc:
+        except YAMLError as exc:
             first = str(exc).strip().splitlines()
             raise YamlProblem(first[0] if first else type(exc).__name__, None) from None
 
@@ -589,7 +600,7 @@ def read_yaml(text: str, limits: Limits) -> Any:
     (with the offset where reading stopped). Uses libyaml's events when it is
     there, else the pure-Python reader.
     """
-    if _CParser is not None:
+    if _c_parser() is not None:
         return _Reader(limits).read(text)
     from agent_lint.yamlpure import pure_read  # ruamel.yaml, loaded only without libyaml
 
@@ -601,7 +612,7 @@ def yaml_spans(text: str, limits: Limits) -> Spans | None:
 
     Whatever was recorded before a problem stopped the pass is returned.
     """
-    if _CParser is None:
+    if _c_parser() is None:
         return None
     spans = Spans()
     with contextlib.suppress(YamlProblem, LimitExceeded):

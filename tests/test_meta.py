@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_lint.rules import all_rules
+from agent_lint.rules import all_rules, rule_for, rules_by_code
 
 RULES = all_rules()
 
@@ -15,6 +15,12 @@ TESTS = Path(__file__).resolve().parent
 def test_codes_and_names_are_unique():
     assert len({r.code for r in RULES}) == len(RULES)
     assert len({r.name for r in RULES}) == len(RULES)
+
+
+def test_a_finding_s_rule_is_the_catalogue_s():
+    """The lookup that loads no other profile gives the catalogue's rule for every code."""
+    for rule in all_rules():
+        assert rule_for(rule.code) is rules_by_code()[rule.code] is rule
 
 
 def test_codes_follow_the_family_scheme():

@@ -276,3 +276,20 @@ def test_a_change_cannot_move_the_gate_onto_another_profile_by_naming_it(tmp_pat
     assert [(d["code"], d["path"]) for d in document["diagnostics"]] == [
         ("AL601", f"{CONV}/handoffs/H-002.json")
     ]
+
+
+def test_each_outline_is_what_its_profile_declares():
+    """Detection reads outlines; each says what the whole profile says of its store."""
+    for name in profiles.BUILTIN:
+        outline, whole = profiles.outline(name), profiles.get(name)
+        assert outline is not whole
+        assert (outline.name, outline.title, outline.markers, outline.record_folders) == (
+            whole.name,
+            whole.title,
+            whole.markers,
+            whole.record_folders,
+        )
+        assert outline.where() == whole.where()
+    assert [p.name for p in profiles.outlines()] == [p.name for p in profiles.builtin()]
+    with pytest.raises(KeyError):
+        profiles.outline("nothing")

@@ -89,10 +89,16 @@ def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> N
 
 #: What a clean run in a git work tree does without: the append-only gate and git's
 #: plumbing (no base, and no broken path asks git where a record stands), the fixer
-#: and the profiles' fix planners (nothing to fix), the diff and job summary reporters,
-#: the pure-Python YAML reader (libyaml reads every document), a configuration reader
-#: (no configuration file) and the modules only these need.
+#: and the profiles' fix planners (nothing to fix), the reporters of other formats,
+#: the baseline (none given), the cache (``--no-cache``), the pure-Python YAML reader
+#: (libyaml reads every document), a configuration reader (no configuration file) and
+#: the modules only these need.
 UNUSED_BY_A_CLEAN_RUN = (
+    "agent_lint.baseline",
+    "agent_lint.cache",
+    "agent_lint.reporters.github",
+    "agent_lint.reporters.json_format",
+    "agent_lint.reporters.sarif",
     "agent_lint.fixer",
     "agent_lint.jsonedit",
     "agent_lint.profiles.cortex.fixes",
@@ -122,20 +128,64 @@ def test_a_clean_run_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     assert not modules & set(UNUSED_BY_A_CLEAN_RUN)
 
 
+def test_a_cortex_run_loads_no_other_profile(tmp_path: Path) -> None:
+    """Detection reads the other profiles' outlines only: none of their kinds, checks or facts."""
+    repo = generate(tmp_path / "repo", 120, {"schema": 1, "agreement": 1})
+    for argv in (["--no-cache", str(repo.root)], ["--output-format", "json", str(repo.root)]):
+        code, modules = _imported(*argv)
+        assert code == 1
+        assert "agent_lint.profiles.cortex.profile" in modules
+        others = {
+            m
+            for m in modules
+            if m.startswith(("agent_lint.profiles.astrion.", "agent_lint.profiles.personal_bot."))
+        }
+        assert others == set()
+    # The SARIF rules table lists every rule: there every profile is loaded.
+    code, modules = _imported("--output-format", "sarif", str(repo.root))
+    assert code == 1
+    assert {
+        "agent_lint.profiles.astrion.profile",
+        "agent_lint.profiles.personal_bot.profile",
+    } <= modules
+
+
+def test_a_warm_run_loads_no_parser_or_schema_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files whose outcomes come from the cache are neither parsed nor validated: PyYAML and
+    the fast schema engine are not even imported."""
+    monkeypatch.delenv("AGENT_LINT_NO_CACHE", raising=False)
+    repo = generate(tmp_path / "repo", 120)
+    cache = str(tmp_path / "cache")
+    assert _imported("--cache-dir", cache, str(repo.root))[0] == 0
+    code, modules = _imported("--cache-dir", cache, str(repo.root))
+    assert code == 0
+    assert not {m.split(".")[0] for m in modules} & {"yaml", "jsonschema_rs", *DETAILED}
+
+
 def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
     """A fixable finding loads the fixer; ``--diff`` its reporter; the lazy imports resolve."""
     repo = generate(tmp_path / "repo", 120, {"agreement": 1})
     code, modules = _imported("--no-cache", str(repo.root))
     assert code == 1
     assert {"agent_lint.fixer", "agent_lint.profiles.cortex.fixes"} <= modules
+    assert "tempfile" not in modules  # planning a fix writes nothing
     code, modules = _imported("--no-cache", "--diff", str(repo.root))
     assert code == 1
     assert "agent_lint.reporters.diff" in modules
 
 
 def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:
+    """A misspelt field alone is explained without it; any other fault loads it."""
     repo = generate(tmp_path / "repo", 120, {"schema": 1})
-    code, modules = _imported(str(repo.root))
+    code, modules = _imported("--no-cache", str(repo.root))
+    assert code == 1
+    assert not {m.split(".")[0] for m in modules} & set(DETAILED)
+    decision = sorted((repo.root / ".agent" / "decisions").glob("D-*.json"))[0]
+    record = json.loads(decision.read_text(encoding="utf-8"))
+    decision.write_text(json.dumps({**record, "status": 7}), encoding="utf-8")
+    code, modules = _imported("--no-cache", str(repo.root))
     assert code == 1
     assert "jsonschema" in modules
 

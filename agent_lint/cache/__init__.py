@@ -58,6 +58,7 @@ from agent_lint.cache.files import (
     open_cache_dir,
     secret_key,
 )
+from agent_lint.fileio import content_digest
 
 if TYPE_CHECKING:
     from agent_lint.config import Config
@@ -106,11 +107,6 @@ Stamp = tuple[int, int, int, int]
 def stamp_text(stamp: Stamp) -> bytes:
     """How a stamp is kept in an entry (compared as bytes, never parsed)."""
     return b"[%d,%d,%d,%d]" % stamp
-
-
-def content_digest(raw: bytes) -> str:
-    """The content hash a file's entry is kept under."""
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def _code_fingerprint() -> str:

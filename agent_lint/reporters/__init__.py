@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_lint.reporters import github, json_format, sarif, text
 from agent_lint.result import LintResult
 
 
@@ -26,13 +25,37 @@ class ReportOptions:
 
 Reporter = Callable[[LintResult, ReportOptions], str]
 
+
+# Each reporter's module is imported when its format is asked for.
+def _text(result: LintResult, options: ReportOptions) -> str:
+    from agent_lint.reporters import text
+
+    if options.statistics:
+        return text.statistics(result)
+    return text.render(result, color=options.color, quiet=options.quiet)
+
+
+def _json(result: LintResult, options: ReportOptions) -> str:
+    from agent_lint.reporters import json_format
+
+    return json_format.render(result)
+
+
+def _github(result: LintResult, options: ReportOptions) -> str:
+    from agent_lint.reporters import github
+
+    return github.render(result, options.workspace)
+
+
+def _sarif(result: LintResult, options: ReportOptions) -> str:
+    from agent_lint.reporters import sarif
+
+    return sarif.render(result, options.workspace)
+
+
 REPORTERS: dict[str, Reporter] = {
-    "text": lambda result, options: (
-        text.statistics(result)
-        if options.statistics
-        else text.render(result, color=options.color, quiet=options.quiet)
-    ),
-    "json": lambda result, options: json_format.render(result),
-    "github": lambda result, options: github.render(result, options.workspace),
-    "sarif": lambda result, options: sarif.render(result, options.workspace),
+    "text": _text,
+    "json": _json,
+    "github": _github,
+    "sarif": _sarif,
 }

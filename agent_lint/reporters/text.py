@@ -16,7 +16,7 @@ from pathlib import Path
 from agent_lint.diagnostics import Diagnostic, Fix, Severity
 from agent_lint.escaping.workflow import inert
 from agent_lint.result import LintResult
-from agent_lint.rules import rules_by_code
+from agent_lint.rules import rule_for
 
 _RESET = "\033[0m"
 _BOLD = "\033[1m"
@@ -118,7 +118,7 @@ def summary(result: LintResult) -> str:
         parts.append(f"{result.infos} info")
     fixable = sum(1 for d in result.diagnostics if d.fixable)
     hidden = sum(
-        1 for d in result.diagnostics if not d.fixable and rules_by_code()[d.code].fix is Fix.UNSAFE
+        1 for d in result.diagnostics if not d.fixable and rule_for(d.code).fix is Fix.UNSAFE
     )
     tail = f"; {fixable} fixable with `agent-lint --fix`" if fixable else ""
     if hidden:
@@ -145,7 +145,6 @@ def statistics(result: LintResult) -> str:
     width = len(str(max(counts.values())))
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return "".join(
-        f"{count:>{width}}\t{code}\t{'[*]' if code in fixable else '[ ]'} "
-        f"{rules_by_code()[code].name}\n"
+        f"{count:>{width}}\t{code}\t{'[*]' if code in fixable else '[ ]'} {rule_for(code).name}\n"
         for code, count in rows
     )

@@ -16,7 +16,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
-from agent_lint.baseline import normalised_message
 from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
@@ -518,6 +517,8 @@ def in_history(
         return replace(finding, severity=Severity.WARNING)
     if fine_in(origin.fs):
         return None
+    from agent_lint.baseline import normalised_message  # only for a record git added
+
     return replace(
         finding,
         severity=Severity.WARNING,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from agent_lint.diagnostics import Rule
 from agent_lint.kinds import Format, Kind, NameRule, Namespace, index_spec, refs, whole
-from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.profiles.astrion import checks
+from agent_lint.profile import Hook, Profile
+from agent_lint.profiles.astrion import MARKERS, RECORD_FOLDERS, TITLE, checks
 from agent_lint.profiles.astrion.facts import AstrionCollector
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check
 
@@ -119,8 +119,6 @@ KINDS: tuple[Kind, ...] = (
     ),
 )
 
-_STORE = ("state.json", "conversations/")
-
 
 def _codes(*rules: Rule) -> frozenset[str]:
     return frozenset(rule.code for rule in rules)
@@ -128,21 +126,17 @@ def _codes(*rules: Rule) -> frozenset[str]:
 
 PROFILE = Profile(
     name="astrion",
-    title="Astrion",
+    title=TITLE,
     description="the Astrion multi-agent store: roles, conversations with a Team Leader and "
     "numbered sub-agents, a global state.json",
-    markers=(
-        Marker(".astrion", all_of=_STORE),
-        Marker(".astrion/astrion/host/mutiagents", all_of=_STORE),
-        Marker("", all_of=_STORE),
-    ),
+    markers=MARKERS,
     kinds=KINDS,
     namespaces={
         "role": Namespace("role", "agents", files="agents/<role_id>.md"),
         "conversation": Namespace("conversation", "conversations"),
         "sub-agent": Namespace("sub-agent", "conversations"),
     },
-    record_folders=frozenset({"agents", "conversations"}),
+    record_folders=RECORD_FOLDERS,
     schema_folder="astrion",
     file_checks=(
         *SHARED_FILE_CHECKS,

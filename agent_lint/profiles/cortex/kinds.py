@@ -533,25 +533,6 @@ KINDS: tuple[Kind, ...] = (
 )
 
 
-#: Top-level folders of the agent dir that hold records. Every ``.json`` or
-#: ``.yaml`` file under one of them is parsed; one that matches no kind (and
-#: is not a support file) is reported with the name it should have (AL205).
-RECORD_FOLDERS: frozenset[str] = frozenset(
-    {
-        "agents",
-        "conversations",
-        "decisions",
-        "handoffs",
-        "inbox",
-        "memory",
-        "missions",
-        "runs",
-        "sessions",
-        "tasks",
-        "waitpoints",
-    }
-)
-
 #: Files the runtime ships inside record folders that are not records, by
 #: file name, with the reason shown by ``--show-files``.
 SUPPORT_FILES: tuple[tuple[re.Pattern[str], str], ...] = (

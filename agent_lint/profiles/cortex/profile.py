@@ -5,15 +5,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_lint.kinds import Match
-from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.profiles.cortex import agreement, conversations, notes, ordering, states
+from agent_lint.profile import Hook, Profile
+from agent_lint.profiles.cortex import (
+    MARKERS,
+    RECORD_FOLDERS,
+    TITLE,
+    agreement,
+    conversations,
+    notes,
+    ordering,
+    states,
+)
 from agent_lint.profiles.cortex.checksum import checksum_line
 from agent_lint.profiles.cortex.facts import CortexCollector
 from agent_lint.profiles.cortex.kinds import (
     KINDS,
     KINDS_BY_NAME,
     NAMESPACES,
-    RECORD_FOLDERS,
     SUPPORT_FILES,
 )
 from agent_lint.profiles.cortex.summary import handoff_chains
@@ -65,17 +73,10 @@ def _codes(*rules: Any) -> frozenset[str]:
 
 PROFILE = Profile(
     name="cortex",
-    title="Cortex",
+    title=TITLE,
     description="the .agent/ directory of Cortex-style agents: conversations, handoffs, "
     "decisions, missions, …",
-    markers=(
-        Marker(".agent"),
-        Marker(
-            "",
-            any_of=tuple(f"{folder}/" for folder in sorted(RECORD_FOLDERS)),
-            none_of=("state.json",),
-        ),
-    ),
+    markers=MARKERS,
     kinds=KINDS,
     namespaces=NAMESPACES,
     record_folders=RECORD_FOLDERS,

@@ -13,8 +13,8 @@ is write-once for the gate. The format's rules and their codes are listed in
 from __future__ import annotations
 
 from agent_lint.kinds import Format, History, Kind, whole
-from agent_lint.profile import Hook, Marker, Profile
-from agent_lint.profiles.personal_bot import dedup, records
+from agent_lint.profile import Hook, Profile
+from agent_lint.profiles.personal_bot import MARKERS, RECORD_FOLDERS, TITLE, dedup, records
 from agent_lint.validators import SHARED_FILE_CHECKS, SHARED_REPO_CHECKS, Check, schema
 
 _PBOT = r"(?:\.pi/agent/)?pbot"
@@ -62,24 +62,13 @@ KINDS: tuple[Kind, ...] = (
 
 PROFILE = Profile(
     name="personal_bot",
-    title="Personal Bot",
+    title=TITLE,
     description="Pi Personal Bot storage: per-agent control records, teams, the workspace's "
     "history archive",
-    markers=(
-        Marker(
-            "",
-            any_of=(
-                ".pi/pbot/history/",
-                ".pi/agent/pbot/subagents/",
-                ".pi/agent/pbot/teams/",
-                "pbot/subagents/",
-                "pbot/teams/",
-            ),
-        ),
-    ),
+    markers=MARKERS,
     kinds=KINDS,
     namespaces={},
-    record_folders=frozenset({"pbot", ".pi/pbot", ".pi/agent/pbot"}),
+    record_folders=RECORD_FOLDERS,
     schema_folder="personal_bot",
     file_checks=(
         Check(records.check_records, frozenset(rule.code for rule in schema.RULES)),
