@@ -487,7 +487,7 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
     forged = []
     for batch in batches:
         tables = json.loads(batch)
-        for table in tables:
+        for table in tables["tables"]:
             if table[0] == root:
                 table[2][0] = [0] * len(table[2][0])  # every file's findings: an empty slice
         forged.append(json.dumps(tables).encode())
@@ -506,11 +506,24 @@ def _wrong_shapes(batch: bytes, root: int) -> Iterator[tuple[str, bytes | None, 
     of the tables of findings and facts.
     """
     tables = json.loads(batch)
+    strings = tables["strings"]
     yield "row outside its batch", None, b"0:99999999"
     yield "batch outside the document", None, b"7:0"
     yield "place not numbers", None, b"0:-1"
-    yield "not a table", b'[[0, "not", "a table"]]', None
-    yield "unknown type", json.dumps([[99999, 0, []], *tables]).encode(), None
+    yield "not a batch", json.dumps(tables["tables"]).encode(), None
+    yield (
+        "not a table",
+        json.dumps({"strings": [], "tables": [[0, "not", "a table"]]}).encode(),
+        None,
+    )
+    unknown = {"strings": strings, "tables": [[99999, 0, []], *tables["tables"]]}
+    yield "unknown type", json.dumps(unknown).encode(), None
+    yield (
+        "strings not strings",
+        json.dumps({**tables, "strings": [1] * len(strings)}).encode(),
+        None,
+    )
+    yield "strings missing", json.dumps({**tables, "strings": strings[:1]}).encode(), None
     for what, change in (
         ("slice past its table", lambda column: [10**6 for _ in column]),
         ("negative slice", lambda column: [-2 for _ in column]),
@@ -519,7 +532,7 @@ def _wrong_shapes(batch: bytes, root: int) -> Iterator[tuple[str, bytes | None, 
         ("string for a number", lambda column: ["0" for _ in column]),
     ):
         broken = json.loads(batch)
-        for table in broken:
+        for table in broken["tables"]:
             if table[0] == root:
                 table[2][1] = change(table[2][1])
         yield what, json.dumps(broken).encode(), None
@@ -731,7 +744,8 @@ class Leaf(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class Holder:
-    """Fields of every kind of column: scalars, rows, optional rows, slices and values."""
+    """Fields of every kind of column: scalars, rows, optional rows, slices, values and
+    objects of any type."""
 
     title: str
     leaf: Leaf
@@ -740,6 +754,24 @@ class Holder:
     listed: list[Leaf]
     tree: Tree | None = None
     pairs: tuple[tuple[str, int], ...] = ()
+    extra: tuple[object, ...] = ()
+
+
+_NONE = [[0, 0], [], [], []]  # a Holder's extra: no objects
+_PAIRS = [[0, 0], [], []]  # a Holder's pairs: none
+
+
+def _one(kind: int, row: int) -> list[Any]:
+    """A Holder's extra of one object: of type ``kind``, at ``row`` in its table."""
+    return [[0, 1], [kind], [row], []]
+
+
+def _holder(pairs: Any, extra: Any) -> list[Any]:
+    """The tables of one Holder ("t", Leaf("x")) with these columns of pairs and extra."""
+    return [
+        [1, 1, [["x"], [None]]],
+        [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], pairs, extra]],
+    ]
 
 
 def _columns() -> tuple[columns.Columns, int]:
@@ -753,6 +785,21 @@ def _holders() -> list[Holder]:
         Holder("one", Leaf("x", 1), None, (Leaf("y"), Leaf("z", [1, {"k": (2,)}])), [], tree),
         Holder("two", Leaf("x", {"a", "b"}), Leaf("m"), (), [Leaf("l", 2.5)], None, (("p", 1),)),
         Holder("three", Leaf("", None), Leaf("n", True), (Leaf("w"),), [Leaf("v"), Leaf("u")]),
+        Holder(
+            "four",
+            Leaf("x"),
+            None,
+            (),
+            [],
+            extra=(
+                Leaf("e", 1),
+                "text",
+                None,
+                Tree("t", (Tree("u"),)),
+                Holder("in", Leaf("i"), None, (), []),
+            ),
+        ),
+        Holder("five", Leaf("x"), None, (), [], extra=(Leaf("f"),)),
     ]
 
 
@@ -760,20 +807,62 @@ def test_columns_round_trip() -> None:
     table, root = _columns()
     tables: dict[int, Any] = {}
     rows = [table.add(tables, root, holder) for holder in _holders()]
-    assert rows == [0, 1, 2]
-    decoded = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert rows == [0, 1, 2, 3, 4]
+    batch = table.batch(tables)
+    decoded = table.decode(json.loads(json.dumps(batch)), root)
     assert decoded == _holders()
-    assert [type(h.leaves) for h in decoded] == [tuple] * 3
-    assert [type(h.listed) for h in decoded] == [list] * 3
+    assert [type(h.leaves) for h in decoded] == [tuple] * 5
+    assert [type(h.listed) for h in decoded] == [list] * 5
+    assert [type(h.extra) for h in decoded] == [tuple] * 5
     assert decoded[1].listed is not decoded[2].listed
-    fresh = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    fresh = table.decode(json.loads(json.dumps(batch)), root)
     assert fresh == decoded and fresh[0].leaf is not decoded[0].leaf
+    # Each distinct string is written once, and the values decoded share it.
+    assert sorted(batch["strings"]) == sorted(set(batch["strings"]))
+    assert decoded[0].leaf.name is decoded[1].leaf.name
+
+
+def test_columns_build_every_registered_type_as_its_constructor_does() -> None:
+    """The types built field by field (named tuples, dataclasses of slots) equal what
+    calling them builds, for every type an outcome of any profile may hold."""
+    from agent_lint.profiles import builtin
+
+    modules = ["agent_lint.filestep"]
+    for profile in builtin():
+        modules += [type(c).__module__ for c in profile.collectors]
+        modules += [c.store.__module__ for c in profile.collectors]
+    table = columns.Columns(codec.Codec(*codec.registry(codec.outcome_modules(modules))))
+    for cls, make, names in zip(table.codec.types, table.makers, table.codec._names, strict=True):
+        rows = [[f"{name}-{row}" for name in names] for row in range(3)]
+        if not names:
+            continue
+        built = make([list(column) for column in zip(*rows, strict=True)], 3)
+        expected = [cls(*row) for row in rows]
+        assert built == expected, cls
+        assert [type(value) for value in built] == [cls] * 3
+        if cls.__hash__ is not None:
+            assert list(map(hash, built)) == list(map(hash, expected)), cls
+
+
+def test_columns_keep_objects_of_their_own_tables_in_them() -> None:
+    """Items of a registered type that is written first are rows of its table; others
+    (strings, the type being written) are in the codec's form."""
+    table, root = _columns()
+    tables: dict[int, Any] = {}
+    for holder in _holders():
+        table.add(tables, root, holder)
+    written = {index: columns for index, _, columns in table.batch(tables)["tables"]}
+    slices, kinds, rows, values = written[root][-1]
+    assert slices == [0, 0, 0, 0, 0, 0, 0, 5, 5, 6]
+    assert kinds == [1, -1, -1, 2, -1, 1]
+    assert rows[1:3] == [0, 1] and rows[4] == 2  # the values' own places
+    assert values[:2] == ["text", None] and values[2]["c"][0] == root
 
 
 def test_columns_value_that_cannot_be_kept_leaves_no_partial_row() -> None:
     table, root = _columns()
     tables: dict[int, Any] = {}
-    good, other, _ = _holders()
+    good, other, *_ = _holders()
     table.add(tables, root, good)
     bad = dataclasses.replace(other, leaves=(Leaf("fine"), Leaf("nan", float("nan"))))
     with pytest.raises(codec.Unencodable):
@@ -785,23 +874,93 @@ def test_columns_value_that_cannot_be_kept_leaves_no_partial_row() -> None:
     assert decoded == [good, other]
 
 
+def test_columns_read_a_batch_written_by_hand() -> None:
+    """The shapes the refused batches above break, when they are whole."""
+    table, root = _columns()
+    batch = {"strings": ["t", "x"], "tables": _holder([[0, 1], {"s": [1]}, [2]], _one(1, 0))}
+    (holder,) = table.decode(batch, root)
+    assert holder == Holder("t", Leaf("x"), None, (), [], None, (("x", 2),), (Leaf("x"),))
+
+
 @pytest.mark.parametrize(
     "batch",
     [
         {"not": "a batch"},
+        [],
+        {"strings": [1], "tables": []},
+        {"strings": [], "tables": {}},
         [[0, 1]],
         [[0, -1, []]],
         [[5, 0, []]],
         [[1, 0, [[], []]], [1, 0, [[], []]]],
-        [[0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-1], [0, 2], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-2], [0, 0], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [[["t"]], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [True], [-1], [0, 0], [0, 0], [None], [[]]]]],
+        [[0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _NONE]]],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 2], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-2], [0, 0], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [[["t"]], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [True], [-1], [0, 0], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        # Strings by number: outside the strings, not a number, another shape.
+        [[1, 1, [{"s": [2]}, [None]]]],
+        [[1, 1, [{"s": [-2]}, [None]]]],
+        [[1, 1, [{"s": ["0"]}, [None]]]],
+        [[1, 1, [{"s": [True]}, [None]]]],
+        [[1, 1, [{"s": [0, 0]}, [None]]]],
+        [[1, 1, [{"s": [0], "t": [0]}, [None]]]],
+        [[1, 1, [{"t": [0]}, [None]]]],
+        # Tuples: a slice past the items, positions of other lengths, too few positions,
+        # an item that is not a scalar, a string number outside the strings.
+        _holder([[0, 1], [], []], _NONE),
+        _holder([[0, 1], ["p"], []], _NONE),
+        _holder([[0, 0], []], _NONE),
+        _holder([[0, 1], [["p"]], [1]], _NONE),
+        _holder([[0, 1], {"s": [5]}, [1]], _NONE),
+        _holder([[0, 1], 7, [1]], _NONE),
+        # Objects: an item past its table, of an unknown type, of a type not yet read.
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(1, 1)]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(9, 0)]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(-1, 0)]],
+        ],
+        [
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(1, 0)]],
+            [1, 1, [["x"], [None]]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, [[0, 2], [1], [0], []]]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, [[0, 1], [1], [0]]]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, [[0, 1], [1], ["0"], []]]],
+        ],
     ],
 )
 def test_columns_refuse_unexpected_shapes(batch: Any) -> None:
     table, root = _columns()
+    if type(batch) is list and batch and type(batch[0]) is list:
+        batch = {"strings": ["t", "x"], "tables": batch}
     with pytest.raises(codec.CacheFormatError):
         table.decode(batch, root)
 
