@@ -229,6 +229,95 @@ def test_a_compaction_that_fails_keeps_the_batches(
     assert checks == []
 
 
+def test_a_warm_run_that_changes_nothing_writes_nothing(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    cold, path = primed(capsys, repo)
+    before = path.stat()
+    data = path.read_bytes()
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert path.read_bytes() == data
+
+
+def test_many_batches_an_edit_adds_one_and_keeps_every_other_place(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Batches of a few outcomes each: an edit writes every batch read back as it was, in
+    its place, and one batch more; no entry but the edited file's changes."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    cold, path = primed(capsys, repo)
+    (_, header), batches, lines = sections(path.read_bytes())
+    assert len(batches) > 5 and all(len(json.loads(b)["strings"]) for b in batches)
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[2]
+    decision.write_text(decision.read_text() + "\n")
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == [decision.relative_to(repo).as_posix()]
+    (_, again), later, after = sections(document(repo).read_bytes())
+    assert again == header and later[:-1] == batches and len(later) == len(batches) + 1
+    changed = [line for line in after if line not in lines]
+    assert len(changed) == 1 and changed[0].split(b"\t")[2] == b"%d:0" % len(batches)
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    same_both_ways(capsys, repo)
+
+
+def test_a_document_changed_while_a_run_read_it_is_not_written_over(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch read again to be written back is checked against the hash it was read with:
+    when another run replaced the document meanwhile, that document stands."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    cold, path = primed(capsys, repo)
+    real = agent_lint.cache.RunCache.save
+    other = b"written by another run\n"
+
+    def save(self: Any) -> None:
+        path.write_bytes(other)
+        real(self)
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "save", save)
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[0]
+    decision.write_text(decision.read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    assert path.read_bytes() == other
+    monkeypatch.setattr(agent_lint.cache.RunCache, "save", real)
+    assert lint(capsys, str(repo)) == cold  # not trusted: checked again, and written anew
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".agent/D-1.json",
+        'a "quoted" name',
+        "back\\slash",
+        "caf\u00e9/\u2603",
+        "tab\there",
+        "del\x7f",
+    ],
+)
+def test_entry_names_are_written_as_json_writes_them(path: str) -> None:
+    digest = "0123456789abcdef" * 2
+    rest = digest.encode() + b"\t0\t1:2\t{}\tnull"
+    expected = agent_lint.cache._dump(digest + path) + rest[32:] + b"\n"
+    assert agent_lint.cache._line(path, rest) == expected
+    assert agent_lint.cache._name(expected.split(b"\t")[0]) == digest + path
+
+
 def test_two_runs_of_one_command_share_no_value(repo: Path) -> None:
     """A cache serving two runs (``--fix``, ``--new-only``) hands each its own facts."""
     cache = agent_lint.cache.Cache()
@@ -844,6 +933,37 @@ def test_columns_build_every_registered_type_as_its_constructor_does() -> None:
             assert list(map(hash, built)) == list(map(hash, expected)), cls
 
 
+class Fields(NamedTuple):
+    """Pairs of a name and a value of any type; a value of any type."""
+
+    fields: tuple[tuple[str, Any], ...]
+    loose: Any = None
+
+
+def test_columns_of_values_of_any_type_are_scalars_when_they_can_be() -> None:
+    table = columns.Columns(codec.Codec([Fields], []))
+    values = [
+        Fields((("a", 1), ("b", "x"), ("c", [1, {"d": (2,)}])), "s"),
+        Fields((), {"a set"}),
+        Fields((("b", None),), 3),
+    ]
+    tables: dict[int, Any] = {}
+    for value in values:
+        table.add(tables, 0, value)
+    batch = json.loads(json.dumps(table.batch(tables)))
+    assert table.decode(batch, 0) == values
+    ((_, _, (fields, loose)),) = batch["tables"]
+    assert fields[0] == [0, 3, 3, 3, 3, 4]
+    assert set(fields[1]) == {"s"} and set(fields[2]) == {"v"} and set(loose) == {"v"}
+    plain = [Fields((("a", "x"), ("b", 2)), "y")]
+    tables = {}
+    table.add(tables, 0, plain[0])
+    batch = json.loads(json.dumps(table.batch(tables)))
+    assert table.decode(batch, 0) == plain
+    ((_, _, (fields, loose)),) = batch["tables"]
+    assert fields[2] == ["x", 2] and set(loose) == {"s"}
+
+
 def test_columns_keep_objects_of_their_own_tables_in_them() -> None:
     """Items of a registered type that is written first are rows of its table; others
     (strings, the type being written) are in the codec's form."""
@@ -918,6 +1038,11 @@ def test_columns_read_a_batch_written_by_hand() -> None:
         [[1, 1, [{"s": [0, 0]}, [None]]]],
         [[1, 1, [{"s": [0], "t": [0]}, [None]]]],
         [[1, 1, [{"t": [0]}, [None]]]],
+        # Values of any type: not one per row, not the codec's form, two forms at once.
+        [[1, 1, [["x"], {"v": [1, 2]}]]],
+        [[1, 1, [["x"], {"v": [{"q": 1}]}]]],
+        [[1, 1, [["x"], {"v": [1], "s": [0]}]]],
+        [[1, 1, [["x"], [[1]]]]],
         # Tuples: a slice past the items, positions of other lengths, too few positions,
         # an item that is not a scalar, a string number outside the strings.
         _holder([[0, 1], [], []], _NONE),

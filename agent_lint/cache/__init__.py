@@ -79,6 +79,7 @@ __all__ = [
 FORMAT = 4
 _MAGIC = b"agent-lint-cache"
 _NAME = re.compile(r"[0-9a-f]{32}\.cache")
+_DIGEST = re.compile(r"[0-9a-f]{32}")
 #: Cache documents kept per folder (one per run key: configurations, repositories).
 KEEP_DOCUMENTS = 8
 #: A temporary file older than this was left by a run that was killed.
@@ -190,55 +191,84 @@ class _Entry:
     then one line per entry, ``name TAB charge TAB place TAB spans TAB stamp``:
     the name, spans and stamp are JSON texts (JSON never holds a raw tab or
     newline), the place is ``batch:row``, the outcome's row in a batch. The
-    name is the content hash (32 hexadecimal digits) then the path. An entry
-    is kept as the line it was read from while nothing of it changes; it is
-    parsed into an :class:`_Entry` only when it does. The stamp (see
-    :data:`Stamp`) lets a later run take the entry without reading the file
-    while the file's stamp is the same.
+    name is the content hash (32 hexadecimal digits) then the path. In memory
+    an entry is kept by its path, as the *rest* of its line (the content hash
+    in place of the name) while nothing of it changes; it is parsed into an
+    :class:`_Entry` only when it does. The stamp (see :data:`Stamp`) lets a
+    later run take the entry without reading the file while the file's stamp
+    is the same.
     """
 
-    __slots__ = ("batch", "charge", "name", "read", "row", "spans", "spans_text", "stamp")
+    __slots__ = ("batch", "charge", "digest", "read", "row", "spans", "spans_text", "stamp")
 
     def __init__(
-        self, name: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
+        self, digest: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
     ) -> None:
-        self.name = name
+        self.digest = digest
         self.charge = charge
         self.batch = batch  # PENDING or below: the batches this run writes
         self.row = row
         self.spans_text: bytes | None = spans_text
         self.spans: dict[str, Any] | None = None
         self.stamp = stamp
-        self.read: bytes | None = None  # the line as read, while nothing changed
+        self.read: bytes | None = None  # the rest of the line as read, while nothing changed
 
     @classmethod
-    def parse(cls, line: bytes) -> _Entry:
-        """The entry of a document's line; :class:`CacheFormatError` if it is not one."""
-        name, charge, place, spans, stamp = line.split(b"\t")
+    def parse(cls, rest: bytes) -> _Entry:
+        """The entry of a line's rest; :class:`CacheFormatError` if it is not one."""
+        digest, charge, place, spans, stamp = rest.split(b"\t")
         if not charge.isdigit():
             raise CacheFormatError("an entry's YAML charge is a number")
         batch, row = _place(place)
-        entry = cls(name, int(charge), batch, row, spans, stamp)
-        entry.read = line
+        entry = cls(digest, int(charge), batch, row, spans, stamp)
+        entry.read = rest
         return entry
 
-    def line(self) -> bytes:
-        """The entry's line in the document (without its newline)."""
+    def rest(self) -> bytes:
+        """The entry's line with its content hash in place of its name."""
         if self.read is not None:
             return self.read
         if self.spans_text is None:
             self.spans_text = _dump(self.spans)
         place = b"%d:%d" % (self.batch, self.row)
-        return b"\t".join((self.name, b"%d" % self.charge, place, self.spans_text, self.stamp))
+        return b"\t".join((self.digest, b"%d" % self.charge, place, self.spans_text, self.stamp))
 
 
-#: A file's entry: the line it was read from, or an :class:`_Entry` once parsed.
+#: A file's entry: the rest of the line it was read from, or an :class:`_Entry` once parsed.
 Kept = _Entry | bytes
+#: A path JSON writes as it is (printable ASCII, no quote or backslash).
+_PLAIN_PATH = re.compile(r"[ !#-\[\]-~]*")
 
 
 def _digest_of(kept: Kept) -> bytes:
-    """The content hash an entry is kept under (its name's first 32 characters)."""
-    return (kept if type(kept) is bytes else kept.name)[1:33]  # type: ignore[union-attr]
+    """The content hash an entry is kept under."""
+    return kept[:32] if type(kept) is bytes else kept.digest  # type: ignore[union-attr]
+
+
+def _place_of(kept: Kept) -> tuple[int, int]:
+    """An entry's batch and row."""
+    if type(kept) is bytes:
+        return _place(kept.split(b"\t", 3)[2])
+    return kept.batch, kept.row  # type: ignore[union-attr]
+
+
+def _placed(kept: Kept, batch: int, row: int) -> Kept:
+    """The entry at ``batch`` and ``row`` (parsed only when that is not where it was)."""
+    if _place_of(kept) == (batch, row):
+        return kept
+    entry = _Entry.parse(kept) if type(kept) is bytes else kept
+    entry.batch, entry.row, entry.read = batch, row, None  # type: ignore[union-attr]
+    return entry
+
+
+def _line(path: str, kept: Kept) -> bytes:
+    """The document's line of the entry of ``path`` (with its newline)."""
+    rest = kept if type(kept) is bytes else kept.rest()  # type: ignore[union-attr]
+    if _PLAIN_PATH.fullmatch(path):
+        name = b'"%s%s"' % (rest[:32], path.encode("ascii"))
+    else:
+        name = _dump(rest[:32].decode("ascii") + path)
+    return name + rest[32:] + b"\n"
 
 
 def _place(text: bytes) -> tuple[int, int]:
@@ -255,12 +285,15 @@ def _dump(value: Any) -> bytes:
 
 
 def _name(text: bytes) -> str:
-    """An entry's name from its JSON string (a content hash and a path)."""
-    if text[:1] == b'"' and text[-1:] == b'"' and b"\\" not in text and len(text) > 1:
-        return text[1:-1].decode("ascii")
-    value = json.loads(text)
-    if type(value) is not str or text[1:33] != value[:32].encode("utf-8", "surrogatepass"):
-        raise CacheFormatError("an entry's name is a string that starts with its content hash")
+    """An entry's name from its JSON string: a content hash (32 hexadecimal digits), a path."""
+    if text[:1] == b'"' and text[-1:] == b'"' and b"\\" not in text and len(text) > 33:
+        value = text[1:-1].decode("ascii")
+    else:
+        value = json.loads(text)
+        if type(value) is not str:
+            raise CacheFormatError("an entry's name is a string")
+    if not _DIGEST.fullmatch(value, 0, 32):
+        raise CacheFormatError("an entry's name starts with a content hash")
     return value
 
 
@@ -294,6 +327,14 @@ class _Entries:
             self.first[path] = kept
         else:
             self.more[digest + path] = kept
+
+    def take(self, path: str, digest: str) -> None:
+        """Forget the entry of ``path`` with content ``digest``."""
+        found = self.first.get(path)
+        if found is not None and _digest_of(found) == digest.encode("ascii"):
+            del self.first[path]
+        else:
+            self.more.pop(digest + path, None)
 
     def items(self) -> Iterator[tuple[str, Kept]]:
         """Every entry with its path."""
@@ -415,12 +456,14 @@ class RunCache:
         for line in data[start:-1].split(b"\n") if start < len(data) else ():
             if line.count(b"\t") != 4:
                 raise CacheFormatError("an entry is five JSON texts separated by tabs")
-            name = _name(line[: line.find(b"\t")])
+            tab = line.find(b"\t")
+            name = _name(line[:tab])
+            rest = name[:32].encode("ascii") + line[tab:]
             path = name[32:]
             if path in first_entries:
-                more[name] = line
+                more[name] = rest
             else:
-                first_entries[path] = line
+                first_entries[path] = rest
         self._loaded = entries
         self._batches, self._places = batches, places
 
@@ -434,28 +477,30 @@ class RunCache:
         written again. The document is written a piece at a time, never whole
         in memory; when the document read changed meanwhile, nothing is written.
         """
-        if not self._changed and len(self._used) == len(self._loaded):
+        if not self._changed and not self._loaded:  # every entry read was used, as it was
             return
         kept = list(self._used.items())
-        used = [v if type(v) is _Entry else _Entry.parse(v) for _, v in kept]  # type: ignore[arg-type]
+        places = [_place_of(entry) for _, entry in kept]
         sources: list[bytes | int] | None = None
-        if self._wasteful(used):
+        if self._wasteful(places):
             try:
-                sources = list(self._compacted(used))
+                sources, places = self._compacted(places)
             except (CacheFormatError, Unencodable, ValueError, RecursionError):
                 sources = None  # written back as they are instead
         if sources is None:
-            sources = list(self._kept(used))
-        places: list[tuple[int, int, bytes]] = []
+            sources, places = self._kept(places)
+        moved = zip(kept, places, strict=True)
+        kept = [(path, _placed(entry, *place)) for (path, entry), place in moved]
+        written: list[tuple[int, int, bytes]] = []
 
         def write(handle: BinaryIO) -> None:
             mac = hmac.new(self._key, digestmod=hashlib.sha256)
             head = len(self._head(mac.hexdigest().encode("ascii")))
             offset = head
             handle.write(b"\n".rjust(head))  # the head, once the MAC is known
-            for is_batch, piece in self._pieces(sources, used):
+            for is_batch, piece in self._pieces(sources, kept):
                 if is_batch:  # the batch's line: where it is, and its hash
-                    places.append((offset, len(piece) - 1, _batch_hash(piece[:-1])))
+                    written.append((offset, len(piece) - 1, _batch_hash(piece[:-1])))
                 mac.update(piece)
                 handle.write(piece)
                 offset += len(piece)
@@ -468,25 +513,26 @@ class RunCache:
             return  # another run wrote the document since: it stands
         self._changed = False
         self._loaded = _Entries()
-        for (path, _), entry in zip(kept, used, strict=True):
-            self._loaded.keep(path, entry.name[1:33].decode("ascii"), entry.line())
+        for path, entry in kept:
+            rest = entry if type(entry) is bytes else entry.rest()  # type: ignore[union-attr]
+            self._loaded.keep(path, rest[:32].decode("ascii"), rest)
         self._used = _Entries()
-        self._batches, self._places = [None] * len(places), places
+        self._batches, self._places = [None] * len(written), written
         self._decoded = {}
         self._pending = []
 
     def _pieces(
-        self, sources: list[bytes | int], used: list[_Entry]
+        self, sources: list[bytes | int], kept: list[tuple[str, Kept]]
     ) -> Iterator[tuple[bool, bytes]]:
         """The document after its head, a piece at a time: the header, each batch (a text
         written again, or the number of a batch read), the entries; whether it is a batch."""
         yield False, self._header() + b"%d\n" % len(sources)
         for source in sources:
             yield True, (source if isinstance(source, bytes) else self._text(source)) + b"\n"
-        for start in range(0, len(used), BATCH_ROWS):
+        for start in range(0, len(kept), BATCH_ROWS):
             yield (
                 False,
-                b"".join(entry.line() + b"\n" for entry in used[start : start + BATCH_ROWS]),
+                b"".join(_line(path, entry) for path, entry in kept[start : start + BATCH_ROWS]),
             )
 
     def _rows(self, batch: int) -> int:
@@ -496,36 +542,38 @@ class RunCache:
             return int(table[0]) if table is not None else 0
         return len(self._decoded.get(batch) or ())
 
-    def _wasteful(self, used: list[_Entry]) -> bool:
+    def _wasteful(self, places: list[tuple[int, int]]) -> bool:
         """Whether the batches still used would hold too many rows no entry uses."""
-        batches = {entry.batch for entry in used}
+        batches = {batch for batch, _ in places}
         rows = sum(self._rows(batch) for batch in batches)
-        most = MAX_BATCHES + len(used) // BATCH_ROWS
-        return rows - len(used) > max(COMPACT_ROWS, len(used) // 4) or len(batches) > most
+        most = MAX_BATCHES + len(places) // BATCH_ROWS
+        return rows - len(places) > max(COMPACT_ROWS, len(places) // 4) or len(batches) > most
 
-    def _kept(self, used: list[_Entry]) -> list[int]:
-        """The batches the ``used`` entries point into, in order of first use; the entries
-        renumbered for the document being written."""
-        numbers: dict[int, int] = {}
-        for entry in used:
-            if entry.batch not in numbers:
-                numbers[entry.batch] = len(numbers)
-            if numbers[entry.batch] != entry.batch:
-                entry.batch, entry.read = numbers[entry.batch], None
-        return list(numbers)
+    def _kept(
+        self, places: list[tuple[int, int]]
+    ) -> tuple[list[bytes | int], list[tuple[int, int]]]:
+        """The batches the entries at ``places`` point into (those read in their order, then
+        this run's), and the entries' places in the document being written: an edit that
+        leaves every batch read in use changes no other entry's place."""
+        used = {batch for batch, _ in places}
+        order = sorted(b for b in used if b >= 0) + sorted((b for b in used if b < 0), reverse=True)
+        numbers = {batch: number for number, batch in enumerate(order)}
+        return list(order), [(numbers[batch], row) for batch, row in places]
 
-    def _compacted(self, used: list[_Entry]) -> list[bytes]:
-        """The ``used`` entries' outcomes, decoded afresh and written again in full batches."""
-        fresh = {batch: self._decoded_batch(batch) for batch in {e.batch for e in used}}
-        texts = []
-        for start in range(0, len(used), BATCH_ROWS):
-            chunk = used[start : start + BATCH_ROWS]
+    def _compacted(
+        self, places: list[tuple[int, int]]
+    ) -> tuple[list[bytes | int], list[tuple[int, int]]]:
+        """The outcomes at ``places``, decoded afresh and written again in full batches; the
+        places they get."""
+        fresh = {batch: self._decoded_batch(batch) for batch in {batch for batch, _ in places}}
+        texts: list[bytes | int] = []
+        moved: list[tuple[int, int]] = []
+        for start in range(0, len(places), BATCH_ROWS):
             tables: dict[int, Table] = {}
-            rows = [self._columns.add(tables, self._root, fresh[e.batch][e.row]) for e in chunk]
+            for batch, row in places[start : start + BATCH_ROWS]:
+                moved.append((len(texts), self._columns.add(tables, self._root, fresh[batch][row])))
             texts.append(_dump(self._columns.batch(tables)))
-            for entry, row in zip(chunk, rows, strict=True):
-                entry.batch, entry.row, entry.read = len(texts) - 1, row, None
-        return texts
+        return texts, moved
 
     def _text(self, batch: int) -> bytes:
         """A batch as the document holds it (read again if it was dropped)."""
@@ -603,13 +651,20 @@ class RunCache:
         """
         if stamp is None:
             return None
-        line = self._loaded.first.get(path)
-        if line is None:
-            return None
+        found = self._loaded.first.get(path)
+        if found is None:
+            found = self._used.first.get(path)  # a second run of one command
+            if found is None:
+                return None
         kept = self._stamp_of(stamp)
-        if kept == _NO_STAMP or type(line) is not bytes or line.rpartition(b"\t")[2] != kept:
+        if type(found) is bytes:
+            if kept == _NO_STAMP or found.rpartition(b"\t")[2] != kept:
+                return None
+            return found[:32].decode("ascii")
+        entry: _Entry = found  # type: ignore[assignment]
+        if kept == _NO_STAMP or entry.stamp != kept:
             return None
-        return line[1:33].decode("ascii", "replace")
+        return entry.digest.decode("ascii")
 
     def holds(self, path: str, digest: str) -> bool:
         """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
@@ -629,10 +684,11 @@ class RunCache:
         No two calls hand out the same value (see :meth:`_outcome`).
         """
         found = self._used.find(path, digest)
-        if found is None:
+        read = found is None
+        if read:
             found = self._loaded.find(path, digest)
-        if found is None:
-            return None
+            if found is None:
+                return None
         try:
             if type(found) is bytes:
                 _, charge, place, _, stamp_read = found.split(b"\t")
@@ -657,7 +713,9 @@ class RunCache:
                 found = _Entry.parse(found)
             found.stamp, found.read = kept, None  # type: ignore[union-attr]
             self._changed = True
-        self._used.keep(path, digest, found)
+        if read:  # the entry moves to those this run uses
+            self._loaded.take(path, digest)
+        self._used.keep(path, digest, found)  # type: ignore[arg-type]
         spent = yaml_spent + charged
         if spent == outcome.yaml_spent:  # kept as 0: no YAML spent yet, and none charged
             return outcome
@@ -688,8 +746,10 @@ class RunCache:
             row = self._columns.add(pending[-1], self._root, outcome._replace(yaml_spent=0))
         except (Unencodable, ValueError, RecursionError):
             return
-        name = _dump(digest + path)
-        entry = _Entry(name, max(charge, 0), batch, row, b"{}", self._stamp_of(stamp))
+        entry = _Entry(
+            digest.encode("ascii"), max(charge, 0), batch, row, b"{}", self._stamp_of(stamp)
+        )
+        self._loaded.take(path, digest)
         self._used.keep(path, digest, entry)
         self._changed = True
 

@@ -20,9 +20,13 @@ points into it, and the batch's distinct strings. A field is a column of:
 * ``rows``: for a tuple or list of a registered type, each row's slice of that
   type's table, as ``start, end`` pairs (the items of one value are written
   one after the other, so they are contiguous);
-* ``tuples``: for a tuple or list of tuples of JSON scalars (a file's names),
-  each row's slice of the column's items as ``start, end`` pairs, then a
-  column of scalars per position of the items: ``[slices, firsts, seconds, ...]``;
+* ``mixed``: for a field of any type: the JSON scalars of the rows, as a
+  ``scalar`` column, when every row holds one; else ``{"v": [value, ...]}``,
+  each value in the codec's own JSON form;
+* ``tuples``: for a tuple or list of tuples of JSON scalars or values of any
+  type (a file's names, an index entry's fields), each row's slice of the
+  column's items as ``start, end`` pairs, then a ``scalar`` or ``mixed`` column
+  per position of the items: ``[slices, firsts, seconds, ...]``;
 * ``objects``: for a tuple of values of any type (a profile's facts), each row's
   slice of the column's items as ``start, end`` pairs, then each item's type and
   row in that type's table; an item of a type without a table (or one written
@@ -59,6 +63,7 @@ _LISTS = frozenset({list})
 _STRINGS = frozenset({str})
 _TEXT = frozenset({str, type(None)})
 _STRING_COLUMN = "s"
+_VALUES_COLUMN = "v"
 #: How deep values may nest in a batch (as in the codec).
 _MAX_DEPTH = 200
 
@@ -75,6 +80,12 @@ class _Field(NamedTuple):
 
 
 Table = list[Any]  # [row count, [column, ...]]
+
+
+class _Encoded(NamedTuple):
+    """A value of a ``mixed`` column that is not a JSON scalar, in the codec's form."""
+
+    form: Any
 
 
 class Columns:
@@ -152,6 +163,8 @@ class Columns:
                 cells.append((start, start + len(sequence)))
             elif how == "objects":
                 cells.append(self._add_objects(tables, field, item, depth))
+            elif how == "mixed":
+                cells.append(self._mixed(item, depth))
             elif how == "tuples":
                 cells.append(self._tuples_of(field, item, depth))
             elif how == "optional-row" and item is None:
@@ -203,20 +216,29 @@ class Columns:
                 values.append(self.codec.encode(each, depth + 1))
         return kinds, rows, values
 
-    def _tuples_of(self, field: _Field, items: Any, depth: int) -> Sequence[tuple[Any, ...]]:
-        """The items of a ``tuples`` field, checked: tuples of as many JSON scalars as declared."""
+    def _mixed(self, value: Any, depth: int) -> Any:
+        """A ``mixed`` column's cell: a JSON scalar as it is, anything else encoded."""
+        encoded = self.codec.encode(value, depth)  # refuses what JSON cannot hold faithfully
+        return value if type(value) in _PRIMITIVES else _Encoded(encoded)
+
+    def _tuples_of(self, field: _Field, items: Any, depth: int) -> list[tuple[Any, ...]]:
+        """The items of a ``tuples`` field, checked: tuples of as many parts as declared,
+        each a JSON scalar where one is declared."""
         sequence: Sequence[Any] = items
         if type(sequence) is not field.make:
             raise Unencodable(f"a {type(items).__name__} where a sequence was declared")
-        size = len(field.plan.items[0].items)
+        kinds = [part.kind for part in field.plan.items[0].items]
+        cells = []
         for each in sequence:
-            if type(each) is not tuple or len(each) != size:
+            if type(each) is not tuple or len(each) != len(kinds):
                 raise Unencodable("a tuple of another length than declared")
-            for value in each:
-                if type(value) not in _PRIMITIVES:
+            cell = []
+            for kind, value in zip(kinds, each, strict=True):
+                if kind == "json" and type(value) not in _PRIMITIVES:
                     raise Unencodable(f"a {type(value).__name__} where a JSON value was declared")
-                self.codec.encode(value, depth)  # a number JSON cannot hold is refused
-        return sequence
+                cell.append(self._mixed(value, depth))
+            cells.append(tuple(cell))
+        return cells
 
     def _add_typed(self, tables: dict[int, Table], index: int, value: Any, depth: int) -> int:
         if type(value) is not self.codec.types[index]:
@@ -231,8 +253,8 @@ class Columns:
             for index in self.order
             if index in tables
             for field, column in zip(self.fields[index], tables[index][1], strict=True)
-            if field.how in ("scalar", "tuples")
-            for part in ((column,) if field.how == "scalar" else column[1:])
+            if field.how in ("scalar", "mixed", "tuples")
+            for part in (column[1:] if field.how == "tuples" else (column,))
         ]
         texts = [part for part in scalars if part and _TEXT.issuperset(map(type, part))]
         numbers: dict[str | None, int] = dict.fromkeys(itertools.chain.from_iterable(texts), 0)
@@ -306,20 +328,18 @@ class Columns:
     ) -> list[Any]:
         """One column's values, checked (see the module docs)."""
         how = field.how
-        if how == "scalar" and type(column) is dict:
-            return _texts(column, count, texts)
+        if how == "scalar":
+            return _scalars(column, count, texts)
+        if how == "mixed":
+            return _mixed_column(column, count, texts, self.codec._decode)
         if type(column) is not list:
             raise CacheFormatError("a column is an array")
         if how == "objects":
             return self._objects(field, column, count, decoded)
         if how == "tuples":
-            return _tuples(field, column, count, texts)
+            return _tuples(field, column, count, texts, self.codec._decode)
         if len(column) != (2 * count if how == "rows" else count):
             raise CacheFormatError("a column has one value per row")
-        if how == "scalar":
-            if not _PRIMITIVES.issuperset(map(type, column)):
-                raise CacheFormatError("a column of JSON scalars holds something else")
-            return column
         if how == "value":
             decode = field.decode
             if decode is None:
@@ -435,10 +455,33 @@ def _empty(field: _Field) -> list[Any]:
 
 
 def _coded(field: _Field, column: list[Any], coded: dict[int, Any]) -> Any:
-    """A column as a batch writes it: its columns of strings as their numbers."""
+    """A column as a batch writes it: strings as their numbers, values in the codec's form."""
     if field.how == "tuples":
-        return [column[0], *(coded.get(id(part), part) for part in column[1:])]
-    return coded.get(id(column), column)
+        return [column[0], *(_scalars_written(part, coded) for part in column[1:])]
+    if field.how in ("scalar", "mixed"):
+        return _scalars_written(column, coded)
+    return column
+
+
+def _scalars_written(column: list[Any], coded: dict[int, Any]) -> Any:
+    """A ``scalar`` or ``mixed`` column as a batch writes it."""
+    if id(column) in coded:
+        return coded[id(column)]
+    if _PRIMITIVES.issuperset(map(type, column)):
+        return column
+    return {_VALUES_COLUMN: [v.form if type(v) is _Encoded else v for v in column]}
+
+
+def _mixed_column(
+    column: Any, count: int, texts: list[str | None], decode: Callable[[Any], Any]
+) -> list[Any]:
+    """A ``mixed`` column's values: scalars, or values in the codec's form decoded."""
+    if type(column) is dict and _VALUES_COLUMN in column:
+        values = column[_VALUES_COLUMN]
+        if len(column) != 1 or type(values) is not list or len(values) != count:
+            raise CacheFormatError('a column of values is {"v": [value per row]}')
+        return list(map(decode, values))
+    return _scalars(column, count, texts)
 
 
 def _scalars(column: Any, count: int, texts: list[str | None]) -> list[Any]:
@@ -452,19 +495,31 @@ def _scalars(column: Any, count: int, texts: list[str | None]) -> list[Any]:
     return column
 
 
-def _tuples(field: _Field, column: Any, count: int, texts: list[str | None]) -> list[Any]:
+def _tuples(
+    field: _Field,
+    column: Any,
+    count: int,
+    texts: list[str | None],
+    decode: Callable[[Any], Any],
+) -> list[Any]:
     """A ``tuples`` column's sequences of tuples, checked."""
-    size = len(field.plan.items[0].items)
+    kinds = [part.kind for part in field.plan.items[0].items]
+    size = len(kinds)
     if type(column) is not list or len(column) != 1 + size or type(column[0]) is not list:
         raise CacheFormatError("a tuples column is [slices, one column per position]")
     slices = column[0]
     if len(slices) != 2 * count or not _INTS.issuperset(map(type, slices)):
         raise CacheFormatError("a tuples column has one slice per row")
     first = column[1]
-    numbers = first.get(_STRING_COLUMN) if type(first) is dict else first
+    numbers = first.get(_STRING_COLUMN, first.get(_VALUES_COLUMN)) if type(first) is dict else first
     if type(numbers) is not list:
-        raise CacheFormatError("a column is an array, or strings by number")
-    parts = [_scalars(part, len(numbers), texts) for part in column[1:]]
+        raise CacheFormatError("a column is an array, or strings by number, or values")
+    parts = [
+        _scalars(part, len(numbers), texts)
+        if kind == "json"
+        else _mixed_column(part, len(numbers), texts, decode)
+        for kind, part in zip(kinds, column[1:], strict=True)
+    ]
     items = list(zip(*parts, strict=True))
     if slices and (min(slices) < 0 or max(slices) > len(items)):
         raise CacheFormatError("a slice outside its items")
@@ -493,6 +548,8 @@ def _shape(plan: _Plan) -> tuple[str, int, type]:
     """How a field of ``plan`` is kept: its column kind, the type it points into, its sequence."""
     if plan.kind == "json":
         return "scalar", -1, tuple
+    if plan.kind == "any":
+        return "mixed", -1, tuple
     if plan.kind == "row":
         return "row", plan.row, tuple
     inner = plan.items[0] if plan.items else None
@@ -505,7 +562,7 @@ def _shape(plan: _Plan) -> tuple[str, int, type]:
         and inner is not None
         and inner.kind == "fixed"
         and inner.items
-        and all(part.kind == "json" for part in inner.items)
+        and all(part.kind in ("json", "any") for part in inner.items)
     ):
         return "tuples", -1, list if plan.kind == "list-of" else tuple
     if plan.kind in ("tuple-of", "list-of") and inner is not None and inner.kind == "any":
