@@ -10,12 +10,15 @@ file's outcome under its path and content hash. Repo-wide checks run on
 every run, over the merged facts; the places of findings in a file may be
 kept too. Entries no run used are dropped when the document is written.
 
-Outcomes are kept in *batches*, a column per field of each type
-(:mod:`agent_lint.cache.columns`): a warm run rebuilds tens of thousands of
-facts with a few loops in C instead of a Python call per value. A run that
-checked files again writes the batches still used back as they were read,
-plus one batch of its new outcomes; when too many rows of a document's
-batches are of files no longer used, they are written again as one.
+Outcomes are kept in *batches* of at most :data:`BATCH_ROWS`, a column per
+field of each type and each distinct string once (:mod:`agent_lint.cache.columns`):
+a warm run rebuilds tens of thousands of facts with a few loops in C instead of
+a Python call per value, one batch at a time, and drops each batch's text once
+decoded, so it holds about what a run without the cache holds. A run that
+changes nothing writes nothing; one that checked files again writes the batches
+still used back as they were read (read again, each checked against its hash),
+plus batches of its new outcomes; when too many rows of a document's batches
+are of files no longer used, they are written again.
 
 The repository may be hostile (a fork's pull request), so the cache is
 JSON read field by field (:mod:`agent_lint.cache.codec`), never code;
