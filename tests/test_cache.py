@@ -270,6 +270,48 @@ def test_many_batches_an_edit_adds_one_and_keeps_every_other_place(
     same_both_ways(capsys, repo)
 
 
+def test_every_outcome_read_back_equals_the_one_checked(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Differential: each file's outcome as a warm run decodes it (columns, strings by
+    number, objects, tuples, values of any type) equals the outcome the cold run checked,
+    field by field and type by type, across many batches."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    checked: dict[str, Any] = {}
+    served: dict[str, Any] = {}
+    real_put, real_get = agent_lint.cache.RunCache.put, agent_lint.cache.RunCache.get
+
+    def put(self: Any, path: str, digest: str, spent: int, outcome: Any, *rest: Any) -> None:
+        checked[path] = outcome
+        real_put(self, path, digest, spent, outcome, *rest)
+
+    def get(self: Any, path: str, *args: Any) -> Any:
+        outcome = real_get(self, path, *args)
+        if outcome is not None:
+            served[path] = outcome
+        return outcome
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "put", put)
+    monkeypatch.setattr(agent_lint.cache.RunCache, "get", get)
+    cold = lint(capsys, str(repo))
+    assert lint(capsys, str(repo)) == cold
+    assert served.keys() == checked.keys() and len(served) > 100
+
+    def shape(value: Any) -> Any:
+        """A value with the type of every part spelled out."""
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return type(value), [shape(item) for item in value]
+        if isinstance(value, dict):
+            return type(value), {key: shape(item) for key, item in value.items()}
+        if dataclasses.is_dataclass(value):
+            return type(value), [shape(getattr(value, f.name)) for f in dataclasses.fields(value)]
+        return type(value), value
+
+    for path, outcome in checked.items():
+        assert served[path] == outcome, path
+        assert shape(served[path]) == shape(outcome), path
+
+
 def test_a_document_changed_while_a_run_read_it_is_not_written_over(
     repo: Path,
     capsys: pytest.CaptureFixture[str],
