@@ -566,15 +566,25 @@ class RunCache:
     def _compacted(
         self, places: list[tuple[int, int]]
     ) -> tuple[list[bytes | int], list[tuple[int, int]]]:
-        """The outcomes at ``places``, decoded afresh and written again in full batches; the
-        places they get."""
-        fresh = {batch: self._decoded_batch(batch) for batch in {batch for batch, _ in places}}
+        """The outcomes at ``places``, decoded afresh (one batch at a time) and written again
+        in full batches; the places they get."""
+        by_batch: dict[int, list[int]] = {}
+        for position, (batch, _) in enumerate(places):
+            by_batch.setdefault(batch, []).append(position)
         texts: list[bytes | int] = []
-        moved: list[tuple[int, int]] = []
-        for start in range(0, len(places), BATCH_ROWS):
-            tables: dict[int, Table] = {}
-            for batch, row in places[start : start + BATCH_ROWS]:
-                moved.append((len(texts), self._columns.add(tables, self._root, fresh[batch][row])))
+        moved = list(places)
+        tables: dict[int, Table] = {}
+        count = 0
+        for batch, positions in by_batch.items():
+            rows = self._decoded_batch(batch)
+            for position in positions:
+                if count == BATCH_ROWS:
+                    texts.append(_dump(self._columns.batch(tables)))
+                    tables, count = {}, 0
+                row = self._columns.add(tables, self._root, rows[places[position][1]])
+                moved[position] = (len(texts), row)
+                count += 1
+        if tables:
             texts.append(_dump(self._columns.batch(tables)))
         return texts, moved
 
