@@ -229,6 +229,148 @@ def test_a_compaction_that_fails_keeps_the_batches(
     assert checks == []
 
 
+def test_a_warm_run_that_changes_nothing_writes_nothing(
+    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+) -> None:
+    cold, path = primed(capsys, repo)
+    before = path.stat()
+    data = path.read_bytes()
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert path.read_bytes() == data
+
+
+def test_many_batches_an_edit_adds_one_and_keeps_every_other_place(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Batches of a few outcomes each: an edit writes every batch read back as it was, in
+    its place, and one batch more; no entry but the edited file's changes."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    cold, path = primed(capsys, repo)
+    (_, header), batches, lines = sections(path.read_bytes())
+    assert len(batches) > 5 and all(len(json.loads(b)["strings"]) for b in batches)
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[2]
+    decision.write_text(decision.read_text() + "\n")
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == [decision.relative_to(repo).as_posix()]
+    (_, again), later, after = sections(document(repo).read_bytes())
+    assert again == header and later[:-1] == batches and len(later) == len(batches) + 1
+    changed = [line for line in after if line not in lines]
+    assert len(changed) == 1 and changed[0].split(b"\t")[2] == b"%d:0" % len(batches)
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    # Too many batches: all are written again, full, one batch read at a time.
+    monkeypatch.setattr(agent_lint.cache, "MAX_BATCHES", 1)
+    decision.write_text(decision.read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    compacted = sections(document(repo).read_bytes())[1]
+    assert len(compacted) == -(-len(after) // 16)
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+    same_both_ways(capsys, repo)
+
+
+def test_every_outcome_read_back_equals_the_one_checked(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Differential: each file's outcome as a warm run decodes it (columns, strings by
+    number, objects, tuples, values of any type) equals the outcome the cold run checked,
+    field by field and type by type, across many batches."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    checked: dict[str, Any] = {}
+    served: dict[str, Any] = {}
+    real_put, real_get = agent_lint.cache.RunCache.put, agent_lint.cache.RunCache.get
+
+    def put(self: Any, path: str, digest: str, spent: int, outcome: Any, *rest: Any) -> None:
+        checked[path] = outcome
+        real_put(self, path, digest, spent, outcome, *rest)
+
+    def get(self: Any, path: str, *args: Any) -> Any:
+        outcome = real_get(self, path, *args)
+        if outcome is not None:
+            served[path] = outcome
+        return outcome
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "put", put)
+    monkeypatch.setattr(agent_lint.cache.RunCache, "get", get)
+    cold = lint(capsys, str(repo))
+    assert lint(capsys, str(repo)) == cold
+    assert served.keys() == checked.keys() and len(served) > 100
+
+    def shape(value: Any) -> Any:
+        """A value with the type of every part spelled out."""
+        if isinstance(value, (set, frozenset)):  # in any order
+            return type(value), sorted((shape(item) for item in value), key=repr)
+        if isinstance(value, (list, tuple)):
+            return type(value), [shape(item) for item in value]
+        if isinstance(value, dict):
+            return type(value), {key: shape(item) for key, item in value.items()}
+        if dataclasses.is_dataclass(value):
+            return type(value), [shape(getattr(value, f.name)) for f in dataclasses.fields(value)]
+        return type(value), value
+
+    for path, outcome in checked.items():
+        assert served[path] == outcome, path
+        assert shape(served[path]) == shape(outcome), path
+
+
+def test_a_document_changed_while_a_run_read_it_is_not_written_over(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    checks: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch read again to be written back is checked against the hash it was read with:
+    when another run replaced the document meanwhile, that document stands."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    cold, path = primed(capsys, repo)
+    real = agent_lint.cache.RunCache.save
+    other = b"written by another run\n"
+
+    def save(self: Any) -> None:
+        path.write_bytes(other)
+        real(self)
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "save", save)
+    decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[0]
+    decision.write_text(decision.read_text() + "\n")
+    assert lint(capsys, str(repo)) == cold
+    assert path.read_bytes() == other
+    monkeypatch.setattr(agent_lint.cache.RunCache, "save", real)
+    assert lint(capsys, str(repo)) == cold  # not trusted: checked again, and written anew
+    checks.clear()
+    assert lint(capsys, str(repo)) == cold
+    assert checks == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".agent/D-1.json",
+        'a "quoted" name',
+        "back\\slash",
+        "caf\u00e9/\u2603",
+        "tab\there",
+        "del\x7f",
+    ],
+)
+def test_entry_names_are_written_as_json_writes_them(path: str) -> None:
+    digest = "0123456789abcdef" * 2
+    rest = digest.encode() + b"\t0\t1:2\t{}\tnull"
+    expected = agent_lint.cache._dump(digest + path) + rest[32:] + b"\n"
+    assert agent_lint.cache._line(path, rest) == expected
+    assert agent_lint.cache._name(expected.split(b"\t")[0]) == digest + path
+
+
 def test_two_runs_of_one_command_share_no_value(repo: Path) -> None:
     """A cache serving two runs (``--fix``, ``--new-only``) hands each its own facts."""
     cache = agent_lint.cache.Cache()
@@ -487,7 +629,7 @@ def test_forged_entry_with_a_foreign_key_hides_nothing(
     forged = []
     for batch in batches:
         tables = json.loads(batch)
-        for table in tables:
+        for table in tables["tables"]:
             if table[0] == root:
                 table[2][0] = [0] * len(table[2][0])  # every file's findings: an empty slice
         forged.append(json.dumps(tables).encode())
@@ -506,11 +648,24 @@ def _wrong_shapes(batch: bytes, root: int) -> Iterator[tuple[str, bytes | None, 
     of the tables of findings and facts.
     """
     tables = json.loads(batch)
+    strings = tables["strings"]
     yield "row outside its batch", None, b"0:99999999"
     yield "batch outside the document", None, b"7:0"
     yield "place not numbers", None, b"0:-1"
-    yield "not a table", b'[[0, "not", "a table"]]', None
-    yield "unknown type", json.dumps([[99999, 0, []], *tables]).encode(), None
+    yield "not a batch", json.dumps(tables["tables"]).encode(), None
+    yield (
+        "not a table",
+        json.dumps({"strings": [], "tables": [[0, "not", "a table"]]}).encode(),
+        None,
+    )
+    unknown = {"strings": strings, "tables": [[99999, 0, []], *tables["tables"]]}
+    yield "unknown type", json.dumps(unknown).encode(), None
+    yield (
+        "strings not strings",
+        json.dumps({**tables, "strings": [1] * len(strings)}).encode(),
+        None,
+    )
+    yield "strings missing", json.dumps({**tables, "strings": strings[:1]}).encode(), None
     for what, change in (
         ("slice past its table", lambda column: [10**6 for _ in column]),
         ("negative slice", lambda column: [-2 for _ in column]),
@@ -519,7 +674,7 @@ def _wrong_shapes(batch: bytes, root: int) -> Iterator[tuple[str, bytes | None, 
         ("string for a number", lambda column: ["0" for _ in column]),
     ):
         broken = json.loads(batch)
-        for table in broken:
+        for table in broken["tables"]:
             if table[0] == root:
                 table[2][1] = change(table[2][1])
         yield what, json.dumps(broken).encode(), None
@@ -731,7 +886,8 @@ class Leaf(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class Holder:
-    """Fields of every kind of column: scalars, rows, optional rows, slices and values."""
+    """Fields of every kind of column: scalars, rows, optional rows, slices, values and
+    objects of any type."""
 
     title: str
     leaf: Leaf
@@ -740,6 +896,24 @@ class Holder:
     listed: list[Leaf]
     tree: Tree | None = None
     pairs: tuple[tuple[str, int], ...] = ()
+    extra: tuple[object, ...] = ()
+
+
+_NONE = [[0, 0], [], [], []]  # a Holder's extra: no objects
+_PAIRS = [[0, 0], [], []]  # a Holder's pairs: none
+
+
+def _one(kind: int, row: int) -> list[Any]:
+    """A Holder's extra of one object: of type ``kind``, at ``row`` in its table."""
+    return [[0, 1], [kind], [row], []]
+
+
+def _holder(pairs: Any, extra: Any) -> list[Any]:
+    """The tables of one Holder ("t", Leaf("x")) with these columns of pairs and extra."""
+    return [
+        [1, 1, [["x"], [None]]],
+        [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], pairs, extra]],
+    ]
 
 
 def _columns() -> tuple[columns.Columns, int]:
@@ -753,6 +927,21 @@ def _holders() -> list[Holder]:
         Holder("one", Leaf("x", 1), None, (Leaf("y"), Leaf("z", [1, {"k": (2,)}])), [], tree),
         Holder("two", Leaf("x", {"a", "b"}), Leaf("m"), (), [Leaf("l", 2.5)], None, (("p", 1),)),
         Holder("three", Leaf("", None), Leaf("n", True), (Leaf("w"),), [Leaf("v"), Leaf("u")]),
+        Holder(
+            "four",
+            Leaf("x"),
+            None,
+            (),
+            [],
+            extra=(
+                Leaf("e", 1),
+                "text",
+                None,
+                Tree("t", (Tree("u"),)),
+                Holder("in", Leaf("i"), None, (), []),
+            ),
+        ),
+        Holder("five", Leaf("x"), None, (), [], extra=(Leaf("f"),)),
     ]
 
 
@@ -760,20 +949,93 @@ def test_columns_round_trip() -> None:
     table, root = _columns()
     tables: dict[int, Any] = {}
     rows = [table.add(tables, root, holder) for holder in _holders()]
-    assert rows == [0, 1, 2]
-    decoded = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    assert rows == [0, 1, 2, 3, 4]
+    batch = table.batch(tables)
+    decoded = table.decode(json.loads(json.dumps(batch)), root)
     assert decoded == _holders()
-    assert [type(h.leaves) for h in decoded] == [tuple] * 3
-    assert [type(h.listed) for h in decoded] == [list] * 3
+    assert [type(h.leaves) for h in decoded] == [tuple] * 5
+    assert [type(h.listed) for h in decoded] == [list] * 5
+    assert [type(h.extra) for h in decoded] == [tuple] * 5
     assert decoded[1].listed is not decoded[2].listed
-    fresh = table.decode(json.loads(json.dumps(table.batch(tables))), root)
+    fresh = table.decode(json.loads(json.dumps(batch)), root)
     assert fresh == decoded and fresh[0].leaf is not decoded[0].leaf
+    # Each distinct string is written once, and the values decoded share it.
+    assert sorted(batch["strings"]) == sorted(set(batch["strings"]))
+    assert decoded[0].leaf.name is decoded[1].leaf.name
+
+
+def test_columns_build_every_registered_type_as_its_constructor_does() -> None:
+    """The types built field by field (named tuples, dataclasses of slots) equal what
+    calling them builds, for every type an outcome of any profile may hold."""
+    from agent_lint.profiles import builtin
+
+    modules = ["agent_lint.filestep"]
+    for profile in builtin():
+        modules += [type(c).__module__ for c in profile.collectors]
+        modules += [c.store.__module__ for c in profile.collectors]
+    table = columns.Columns(codec.Codec(*codec.registry(codec.outcome_modules(modules))))
+    for cls, make, names in zip(table.codec.types, table.makers, table.codec._names, strict=True):
+        rows = [[f"{name}-{row}" for name in names] for row in range(3)]
+        if not names:
+            continue
+        built = make([list(column) for column in zip(*rows, strict=True)], 3)
+        expected = [cls(*row) for row in rows]
+        assert built == expected, cls
+        assert [type(value) for value in built] == [cls] * 3
+        if cls.__hash__ is not None:
+            assert list(map(hash, built)) == list(map(hash, expected)), cls
+
+
+class Fields(NamedTuple):
+    """Pairs of a name and a value of any type; a value of any type."""
+
+    fields: tuple[tuple[str, Any], ...]
+    loose: Any = None
+
+
+def test_columns_of_values_of_any_type_are_scalars_when_they_can_be() -> None:
+    table = columns.Columns(codec.Codec([Fields], []))
+    values = [
+        Fields((("a", 1), ("b", "x"), ("c", [1, {"d": (2,)}])), "s"),
+        Fields((), {"a set"}),
+        Fields((("b", None),), 3),
+    ]
+    tables: dict[int, Any] = {}
+    for value in values:
+        table.add(tables, 0, value)
+    batch = json.loads(json.dumps(table.batch(tables)))
+    assert table.decode(batch, 0) == values
+    ((_, _, (fields, loose)),) = batch["tables"]
+    assert fields[0] == [0, 3, 3, 3, 3, 4]
+    assert set(fields[1]) == {"s"} and set(fields[2]) == {"v"} and set(loose) == {"v"}
+    plain = [Fields((("a", "x"), ("b", 2)), "y")]
+    tables = {}
+    table.add(tables, 0, plain[0])
+    batch = json.loads(json.dumps(table.batch(tables)))
+    assert table.decode(batch, 0) == plain
+    ((_, _, (fields, loose)),) = batch["tables"]
+    assert fields[2] == ["x", 2] and set(loose) == {"s"}
+
+
+def test_columns_keep_objects_of_their_own_tables_in_them() -> None:
+    """Items of a registered type that is written first are rows of its table; others
+    (strings, the type being written) are in the codec's form."""
+    table, root = _columns()
+    tables: dict[int, Any] = {}
+    for holder in _holders():
+        table.add(tables, root, holder)
+    written = {index: columns for index, _, columns in table.batch(tables)["tables"]}
+    slices, kinds, rows, values = written[root][-1]
+    assert slices == [0, 0, 0, 0, 0, 0, 0, 5, 5, 6]
+    assert kinds == [1, -1, -1, 2, -1, 1]
+    assert rows[1:3] == [0, 1] and rows[4] == 2  # the values' own places
+    assert values[:2] == ["text", None] and values[2]["c"][0] == root
 
 
 def test_columns_value_that_cannot_be_kept_leaves_no_partial_row() -> None:
     table, root = _columns()
     tables: dict[int, Any] = {}
-    good, other, _ = _holders()
+    good, other, *_ = _holders()
     table.add(tables, root, good)
     bad = dataclasses.replace(other, leaves=(Leaf("fine"), Leaf("nan", float("nan"))))
     with pytest.raises(codec.Unencodable):
@@ -785,23 +1047,98 @@ def test_columns_value_that_cannot_be_kept_leaves_no_partial_row() -> None:
     assert decoded == [good, other]
 
 
+def test_columns_read_a_batch_written_by_hand() -> None:
+    """The shapes the refused batches above break, when they are whole."""
+    table, root = _columns()
+    batch = {"strings": ["t", "x"], "tables": _holder([[0, 1], {"s": [1]}, [2]], _one(1, 0))}
+    (holder,) = table.decode(batch, root)
+    assert holder == Holder("t", Leaf("x"), None, (), [], None, (("x", 2),), (Leaf("x"),))
+
+
 @pytest.mark.parametrize(
     "batch",
     [
         {"not": "a batch"},
+        [],
+        {"strings": [1], "tables": []},
+        {"strings": [], "tables": {}},
         [[0, 1]],
         [[0, -1, []]],
         [[5, 0, []]],
         [[1, 0, [[], []]], [1, 0, [[], []]]],
-        [[0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-1], [0, 2], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [0], [-2], [0, 0], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [[["t"]], [0], [-1], [0, 0], [0, 0], [None], [[]]]]],
-        [[1, 1, [["x"], [None]]], [0, 1, [["t"], [True], [-1], [0, 0], [0, 0], [None], [[]]]]],
+        [[0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _NONE]]],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 2], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-2], [0, 0], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [[["t"]], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [True], [-1], [0, 0], [0, 0], [-1], _PAIRS, _NONE]],
+        ],
+        # Strings by number: outside the strings, not a number, another shape.
+        [[1, 1, [{"s": [2]}, [None]]]],
+        [[1, 1, [{"s": [-2]}, [None]]]],
+        [[1, 1, [{"s": ["0"]}, [None]]]],
+        [[1, 1, [{"s": [True]}, [None]]]],
+        [[1, 1, [{"s": [0, 0]}, [None]]]],
+        [[1, 1, [{"s": [0], "t": [0]}, [None]]]],
+        [[1, 1, [{"t": [0]}, [None]]]],
+        # Values of any type: not one per row, not the codec's form, two forms at once.
+        [[1, 1, [["x"], {"v": [1, 2]}]]],
+        [[1, 1, [["x"], {"v": [{"q": 1}]}]]],
+        [[1, 1, [["x"], {"v": [1], "s": [0]}]]],
+        [[1, 1, [["x"], [[1]]]]],
+        # Tuples: a slice past the items, positions of other lengths, too few positions,
+        # an item that is not a scalar, a string number outside the strings.
+        _holder([[0, 1], [], []], _NONE),
+        _holder([[0, 1], ["p"], []], _NONE),
+        _holder([[0, 0], []], _NONE),
+        _holder([[0, 1], [["p"]], [1]], _NONE),
+        _holder([[0, 1], {"s": [5]}, [1]], _NONE),
+        _holder([[0, 1], 7, [1]], _NONE),
+        # Objects: an item past its table, of an unknown type, of a type not yet read.
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(1, 1)]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(9, 0)]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(-1, 0)]],
+        ],
+        [
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, _one(1, 0)]],
+            [1, 1, [["x"], [None]]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, [[0, 2], [1], [0], []]]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, [[0, 1], [1], [0]]]],
+        ],
+        [
+            [1, 1, [["x"], [None]]],
+            [0, 1, [["t"], [0], [-1], [0, 0], [0, 0], [-1], _PAIRS, [[0, 1], [1], ["0"], []]]],
+        ],
     ],
 )
 def test_columns_refuse_unexpected_shapes(batch: Any) -> None:
     table, root = _columns()
+    if type(batch) is list and batch and type(batch[0]) is list:
+        batch = {"strings": ["t", "x"], "tables": batch}
     with pytest.raises(codec.CacheFormatError):
         table.decode(batch, root)
 

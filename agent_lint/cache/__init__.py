@@ -10,12 +10,15 @@ file's outcome under its path and content hash. Repo-wide checks run on
 every run, over the merged facts; the places of findings in a file may be
 kept too. Entries no run used are dropped when the document is written.
 
-Outcomes are kept in *batches*, a column per field of each type
-(:mod:`agent_lint.cache.columns`): a warm run rebuilds tens of thousands of
-facts with a few loops in C instead of a Python call per value. A run that
-checked files again writes the batches still used back as they were read,
-plus one batch of its new outcomes; when too many rows of a document's
-batches are of files no longer used, they are written again as one.
+Outcomes are kept in *batches* of at most :data:`BATCH_ROWS`, a column per
+field of each type and each distinct string once (:mod:`agent_lint.cache.columns`):
+a warm run rebuilds tens of thousands of facts with a few loops in C instead of
+a Python call per value, one batch at a time, and drops each batch's text once
+decoded, so it holds about what a run without the cache holds. A run that
+changes nothing writes nothing; one that checked files again writes the batches
+still used back as they were read (read again, each checked against its hash),
+plus batches of its new outcomes; when too many rows of a document's batches
+are of files no longer used, they are written again.
 
 The repository may be hostile (a fork's pull request), so the cache is
 JSON read field by field (:mod:`agent_lint.cache.codec`), never code;
@@ -36,9 +39,9 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from agent_lint import __version__
 from agent_lint.cache.codec import (
@@ -77,9 +80,10 @@ __all__ = [
 ]
 
 #: The layout of a cache document; a document of another layout is ignored.
-FORMAT = 3
+FORMAT = 4
 _MAGIC = b"agent-lint-cache"
 _NAME = re.compile(r"[0-9a-f]{32}\.cache")
+_DIGEST = re.compile(r"[0-9a-f]{32}")
 #: Cache documents kept per folder (one per run key: configurations, repositories).
 KEEP_DOCUMENTS = 8
 #: A temporary file older than this was left by a run that was killed.
@@ -92,10 +96,15 @@ _NOT_KEPT = object()
 #: not kept, so the next run reads and hashes it (git's "racily clean" rule).
 RACY_NANOSECONDS = 3_000_000_000
 _NO_STAMP = b"null"
-#: The batch of the outcomes a run checked, until the document is written.
+#: The first batch of the outcomes a run checked, until the document is written (the
+#: next are -2, -3, ...).
 PENDING = -1
+#: Outcomes a batch holds at most: a warm run decodes one batch at a time, so the JSON
+#: values of a batch being decoded stay small beside the outcomes they make.
+BATCH_ROWS = 4096
 #: Rows no entry uses that a document may keep (besides a quarter of the used ones),
-#: and batches it may hold, before its outcomes are written again as one batch.
+#: and batches it may hold (besides one per BATCH_ROWS used), before its outcomes are
+#: written again.
 COMPACT_ROWS = 64
 MAX_BATCHES = 64
 
@@ -175,43 +184,90 @@ def run_key(target: Target, profile: Profile, config: Config, schemas: SchemaSto
 
 
 class _Entry:
-    """One file's entry: where its outcome is, its texts as read, its spans once asked for.
+    """One file's entry once this run changed it: where its outcome is, its spans.
 
     A document holds its outcomes in *batches* (see :mod:`agent_lint.cache.columns`),
     then one line per entry, ``name TAB charge TAB place TAB spans TAB stamp``:
     the name, spans and stamp are JSON texts (JSON never holds a raw tab or
-    newline), the place is ``batch:row``, the outcome's row in a batch. An
-    entry is parsed only when it is used, and written back as it was read.
-    The stamp (see :data:`Stamp`) lets a later run take the entry without
-    reading the file while the file's stamp is the same.
+    newline), the place is ``batch:row``, the outcome's row in a batch. The
+    name is the content hash (32 hexadecimal digits) then the path. In memory
+    an entry is kept by its path, as the *rest* of its line (the content hash
+    in place of the name) while nothing of it changes; it is parsed into an
+    :class:`_Entry` only when it does. The stamp (see :data:`Stamp`) lets a
+    later run take the entry without reading the file while the file's stamp
+    is the same.
     """
 
-    __slots__ = ("batch", "charge", "name", "read", "row", "spans", "spans_text", "stamp")
+    __slots__ = ("batch", "charge", "digest", "read", "row", "spans", "spans_text", "stamp")
 
     def __init__(
-        self, name: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
+        self, digest: bytes, charge: int, batch: int, row: int, spans_text: bytes, stamp: bytes
     ) -> None:
-        self.name = name
+        self.digest = digest
         self.charge = charge
-        self.batch = batch  # PENDING: the batch this run writes
+        self.batch = batch  # PENDING or below: the batches this run writes
         self.row = row
         self.spans_text: bytes | None = spans_text
         self.spans: dict[str, Any] | None = None
         self.stamp = stamp
-        self.read: list[bytes] | None = None  # the fields as read, while nothing changed
+        self.read: bytes | None = None  # the rest of the line as read, while nothing changed
 
-    def fields(self) -> list[bytes]:
-        """The entry's five fields as the document holds them."""
+    @classmethod
+    def parse(cls, rest: bytes) -> _Entry:
+        """The entry of a line's rest; :class:`CacheFormatError` if it is not one."""
+        digest, charge, place, spans, stamp = rest.split(b"\t")
+        if not charge.isdigit():
+            raise CacheFormatError("an entry's YAML charge is a number")
+        batch, row = _place(place)
+        entry = cls(digest, int(charge), batch, row, spans, stamp)
+        entry.read = rest
+        return entry
+
+    def rest(self) -> bytes:
+        """The entry's line with its content hash in place of its name."""
         if self.read is not None:
             return self.read
         if self.spans_text is None:
             self.spans_text = _dump(self.spans)
         place = b"%d:%d" % (self.batch, self.row)
-        return [self.name, b"%d" % self.charge, place, self.spans_text, self.stamp]
+        return b"\t".join((self.digest, b"%d" % self.charge, place, self.spans_text, self.stamp))
 
-    def line(self) -> bytes:
-        """The entry's line in the document."""
-        return b"\t".join(self.fields()) + b"\n"
+
+#: A file's entry: the rest of the line it was read from, or an :class:`_Entry` once parsed.
+Kept = _Entry | bytes
+#: A path JSON writes as it is (printable ASCII, no quote or backslash).
+_PLAIN_PATH = re.compile(r"[ !#-\[\]-~]*")
+
+
+def _digest_of(kept: Kept) -> bytes:
+    """The content hash an entry is kept under."""
+    return kept[:32] if type(kept) is bytes else kept.digest  # type: ignore[union-attr]
+
+
+def _place_of(kept: Kept) -> tuple[int, int]:
+    """An entry's batch and row."""
+    if type(kept) is bytes:
+        return _place(kept.split(b"\t", 3)[2])
+    return kept.batch, kept.row  # type: ignore[union-attr]
+
+
+def _placed(kept: Kept, batch: int, row: int) -> Kept:
+    """The entry at ``batch`` and ``row`` (parsed only when that is not where it was)."""
+    if _place_of(kept) == (batch, row):
+        return kept
+    entry = _Entry.parse(kept) if type(kept) is bytes else kept
+    entry.batch, entry.row, entry.read = batch, row, None  # type: ignore[union-attr]
+    return entry
+
+
+def _line(path: str, kept: Kept) -> bytes:
+    """The document's line of the entry of ``path`` (with its newline)."""
+    rest = kept if type(kept) is bytes else kept.rest()  # type: ignore[union-attr]
+    if _PLAIN_PATH.fullmatch(path):
+        name = b'"%s%s"' % (rest[:32], path.encode("ascii"))
+    else:
+        name = _dump(rest[:32].decode("ascii") + path)
+    return name + rest[32:] + b"\n"
 
 
 def _place(text: bytes) -> tuple[int, int]:
@@ -228,13 +284,62 @@ def _dump(value: Any) -> bytes:
 
 
 def _name(text: bytes) -> str:
-    """An entry's name from its JSON string (a content hash and a path)."""
-    if text[:1] == b'"' and text[-1:] == b'"' and b"\\" not in text and len(text) > 1:
-        return text[1:-1].decode("ascii")
-    value = json.loads(text)
-    if type(value) is not str:
-        raise CacheFormatError("an entry's name is a string")
+    """An entry's name from its JSON string: a content hash (32 hexadecimal digits), a path."""
+    if text[:1] == b'"' and text[-1:] == b'"' and b"\\" not in text and len(text) > 33:
+        value = text[1:-1].decode("ascii")
+    else:
+        value = json.loads(text)
+        if type(value) is not str:
+            raise CacheFormatError("an entry's name is a string")
+    if not _DIGEST.fullmatch(value, 0, 32):
+        raise CacheFormatError("an entry's name starts with a content hash")
     return value
+
+
+class _Entries:
+    """Entries by path (a path's further entries, rare, by content hash and path).
+
+    A file has one entry in all but a command that lints it twice with other
+    contents (``--fix``); keyed by its path, an entry needs no name string of its own.
+    """
+
+    __slots__ = ("first", "more")
+
+    def __init__(self) -> None:
+        self.first: dict[str, Kept] = {}
+        self.more: dict[str, Kept] = {}
+
+    def __len__(self) -> int:
+        return len(self.first) + len(self.more)
+
+    def find(self, path: str, digest: str) -> Kept | None:
+        """The entry of ``path`` with content ``digest``."""
+        found = self.first.get(path)
+        if found is not None and _digest_of(found) == digest.encode("ascii"):
+            return found
+        return self.more.get(digest + path) if self.more else None
+
+    def keep(self, path: str, digest: str, kept: Kept) -> None:
+        """Keep (or replace) the entry of ``path`` with content ``digest``."""
+        found = self.first.get(path)
+        if found is None or _digest_of(found) == digest.encode("ascii"):
+            self.first[path] = kept
+        else:
+            self.more[digest + path] = kept
+
+    def take(self, path: str, digest: str) -> None:
+        """Forget the entry of ``path`` with content ``digest``."""
+        found = self.first.get(path)
+        if found is not None and _digest_of(found) == digest.encode("ascii"):
+            del self.first[path]
+        else:
+            self.more.pop(digest + path, None)
+
+    def items(self) -> Iterator[tuple[str, Kept]]:
+        """Every entry with its path."""
+        yield from self.first.items()
+        for name, kept in self.more.items():
+            yield name[32:], kept
 
 
 class RunCache:
@@ -256,20 +361,21 @@ class RunCache:
         self._codec = codec
         self._yaml_total = config.limits.max_yaml_total_bytes
         self._yaml_document = config.limits.max_yaml_bytes
-        self._loaded: dict[str, list[bytes]] = {}
-        self._used: dict[str, _Entry] = {}
+        self._loaded = _Entries()  # the document's entries, as read
+        self._used = _Entries()  # the entries this run used or made
         # Files modified after this (see RACY_NANOSECONDS) get no stamp in their entry.
         self._racy_from = time.time_ns() - RACY_NANOSECONDS
         from agent_lint.filestep import FileOutcome
 
         self._outcome_type = FileOutcome
         self._changed = False
-        self._by_path: dict[str, tuple[bytes, str]] | None = None
         self._columns = Columns(codec)
         self._root = codec.types.index(FileOutcome)
-        self._batches: list[bytes] = []  # as read: decoded when an entry is used
+        # The batches as read, each dropped once decoded (read again, checked, if needed).
+        self._batches: list[bytes | None] = []
+        self._places: list[tuple[int, int, bytes]] = []  # each batch's offset, size, hash
         self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
-        self._pending: dict[int, Table] = {}  # the batch of outcomes this run checked
+        self._pending: list[dict[int, Table]] = []  # batches of outcomes this run checked
         self._last_stamp: tuple[Stamp | None, bytes] = (None, _NO_STAMP)
 
     # --- reading and writing the document ------------------------------------------------------
@@ -284,13 +390,17 @@ class RunCache:
             self._changed = True
             return
         try:
-            self._loaded = self._parse(data)
+            self._parse(data)
         except (CacheFormatError, ValueError, UnicodeDecodeError, RecursionError):
-            self._loaded = {}
+            self._loaded = _Entries()
+            self._batches, self._places = [], []
             self._changed = True
 
     def _mac(self, body: bytes | memoryview) -> bytes:
         return hmac.new(self._key, body, hashlib.sha256).hexdigest().encode("ascii")
+
+    def _head(self, mac: bytes) -> bytes:
+        return b"%s %d %s\n" % (_MAGIC, FORMAT, mac)
 
     def signed(self, data: bytes) -> bool:
         """Whether ``data`` is a cache document written with this run's key (any format)."""
@@ -304,11 +414,12 @@ class RunCache:
     def _header(self) -> bytes:
         return _dump({"format": FORMAT, "run-key": self.run, **self._codec.table}) + b"\n"
 
-    def _parse(self, data: bytes) -> dict[str, list[bytes]]:
-        """The entries of a document, by name; each line is split, none is parsed yet.
+    def _parse(self, data: bytes) -> None:
+        """Take the entries and batches of a document; none is parsed yet.
 
-        The document is read in place (a large cache is not copied whole again).
         After the header, a line gives the number of batches, one line each.
+        Each batch is kept as read until it is decoded, with its place and hash,
+        so that it can be read again (and checked) when the document is written.
         """
         first = data.find(b"\n")
         fields = data[: max(first, 0)].split(b" ")
@@ -327,105 +438,179 @@ class RunCache:
         if end < 0 or not count.isdigit():
             raise CacheFormatError("the number of batches follows the header")
         start = end + 1
-        batches = []
+        batches: list[bytes | None] = []
+        places = []
         for _ in range(int(count)):
             end = data.find(b"\n", start)
             if end < 0:
                 raise CacheFormatError("a batch is one line")
-            batches.append(data[start:end])
+            text = data[start:end]
+            batches.append(text)
+            places.append((start, end - start, _batch_hash(text)))
             start = end + 1
-        entries: dict[str, list[bytes]] = {}
-        while start < len(data):
-            end = data.find(b"\n", start)
-            if end < 0:
-                raise CacheFormatError("a document ends with a newline")
-            parts = data[start:end].split(b"\t")
-            if len(parts) != 5:
+        if data[-1:] not in (b"", b"\n"):
+            raise CacheFormatError("a document ends with a newline")
+        entries = _Entries()
+        first_entries, more = entries.first, entries.more
+        for line in data[start:-1].split(b"\n") if start < len(data) else ():
+            if line.count(b"\t") != 4:
                 raise CacheFormatError("an entry is five JSON texts separated by tabs")
-            entries[_name(parts[0])] = parts
-            start = end + 1
-        self._batches = batches
-        return entries
+            tab = line.find(b"\t")
+            name = _name(line[:tab])
+            rest = name[:32].encode("ascii") + line[tab:]
+            path = name[32:]
+            if path in first_entries:
+                more[name] = rest
+            else:
+                first_entries[path] = rest
+        self._loaded = entries
+        self._batches, self._places = batches, places
 
     def save(self) -> None:
         """Write the document if anything changed: the entries this run used, no others.
 
-        The batches still used are written back as they were read, the outcomes
-        this run checked as one batch more; when more than a quarter of the rows
-        would be of files no longer used (or there would be too many batches),
-        all are written again as one batch.
+        The batches still used are written back as they were read (read again
+        from the document and checked against their hashes), the outcomes this
+        run checked as batches more; when more than a quarter of the rows would
+        be of files no longer used (or there would be too many batches), all are
+        written again. The document is written a piece at a time, never whole
+        in memory; when the document read changed meanwhile, nothing is written.
         """
-        if not self._changed and len(self._used) == len(self._loaded):
+        if not self._changed and not self._loaded:  # every entry read was used, as it was
             return
-        used = list(self._used.values())
-        batches = None
-        if self._wasteful(used):
+        kept = list(self._used.items())
+        places = [_place_of(entry) for _, entry in kept]
+        sources: list[bytes | int] | None = None
+        if self._wasteful(places):
             try:
-                batches = self._compacted(used)
+                sources, places = self._compacted(places)
             except (CacheFormatError, Unencodable, ValueError, RecursionError):
-                batches = None  # written back as they are instead
-        if batches is None:
-            batches = self._kept(used)
-        body = self._header() + b"%d\n" % len(batches) + b"".join(b + b"\n" for b in batches)
-        body += b"".join(entry.line() for entry in used)
-        head = b"%s %d %s\n" % (_MAGIC, FORMAT, self._mac(body))
-        self.folder.replace(self.name, head + body)
+                sources = None  # written back as they are instead
+        if sources is None:
+            sources, places = self._kept(places)
+        moved = zip(kept, places, strict=True)
+        kept = [(path, _placed(entry, *place)) for (path, entry), place in moved]
+        written: list[tuple[int, int, bytes]] = []
+
+        def write(handle: BinaryIO) -> None:
+            mac = hmac.new(self._key, digestmod=hashlib.sha256)
+            head = len(self._head(mac.hexdigest().encode("ascii")))
+            offset = head
+            handle.write(b"\n".rjust(head))  # the head, once the MAC is known
+            for is_batch, piece in self._pieces(sources, kept):
+                if is_batch:  # the batch's line: where it is, and its hash
+                    written.append((offset, len(piece) - 1, _batch_hash(piece[:-1])))
+                mac.update(piece)
+                handle.write(piece)
+                offset += len(piece)
+            handle.seek(0)
+            handle.write(self._head(mac.hexdigest().encode("ascii")))
+
+        try:
+            self.folder.replace(self.name, write)
+        except CacheFormatError:
+            return  # another run wrote the document since: it stands
         self._changed = False
-        self._loaded = {}
-        self._by_path = None
-        for name, entry in self._used.items():
-            self._loaded[name] = entry.fields()
-        self._used = {}
-        self._batches = batches
+        self._loaded = _Entries()
+        for path, entry in kept:
+            rest = entry if type(entry) is bytes else entry.rest()  # type: ignore[union-attr]
+            self._loaded.keep(path, rest[:32].decode("ascii"), rest)
+        self._used = _Entries()
+        self._batches, self._places = [None] * len(written), written
         self._decoded = {}
-        self._pending = {}
+        self._pending = []
+
+    def _pieces(
+        self, sources: list[bytes | int], kept: list[tuple[str, Kept]]
+    ) -> Iterator[tuple[bool, bytes]]:
+        """The document after its head, a piece at a time: the header, each batch (a text
+        written again, or the number of a batch read), the entries; whether it is a batch."""
+        yield False, self._header() + b"%d\n" % len(sources)
+        for source in sources:
+            yield True, (source if isinstance(source, bytes) else self._text(source)) + b"\n"
+        for start in range(0, len(kept), BATCH_ROWS):
+            yield (
+                False,
+                b"".join(_line(path, entry) for path, entry in kept[start : start + BATCH_ROWS]),
+            )
 
     def _rows(self, batch: int) -> int:
-        """How many outcomes ``batch`` holds (PENDING: this run's)."""
-        if batch == PENDING:
-            table = self._pending.get(self._root)
+        """How many outcomes ``batch`` holds (below zero: this run's)."""
+        if batch < 0:
+            table = self._pending[PENDING - batch].get(self._root)
             return int(table[0]) if table is not None else 0
         return len(self._decoded.get(batch) or ())
 
-    def _wasteful(self, used: list[_Entry]) -> bool:
+    def _wasteful(self, places: list[tuple[int, int]]) -> bool:
         """Whether the batches still used would hold too many rows no entry uses."""
-        batches = {entry.batch for entry in used}
+        batches = {batch for batch, _ in places}
         rows = sum(self._rows(batch) for batch in batches)
-        return rows - len(used) > max(COMPACT_ROWS, len(used) // 4) or len(batches) > MAX_BATCHES
+        most = MAX_BATCHES + len(places) // BATCH_ROWS
+        return rows - len(places) > max(COMPACT_ROWS, len(places) // 4) or len(batches) > most
 
-    def _kept(self, used: list[_Entry]) -> list[bytes]:
-        """The batches the ``used`` entries point into (this run's last), renumbered."""
-        numbers: dict[int, int] = {}
-        batches: list[bytes] = []
-        for entry in used:
-            if entry.batch not in numbers:
-                numbers[entry.batch] = len(batches)
-                batches.append(self._text(entry.batch))
-            if numbers[entry.batch] != entry.batch:
-                entry.batch, entry.read = numbers[entry.batch], None
-        return batches
+    def _kept(
+        self, places: list[tuple[int, int]]
+    ) -> tuple[list[bytes | int], list[tuple[int, int]]]:
+        """The batches the entries at ``places`` point into (those read in their order, then
+        this run's), and the entries' places in the document being written: an edit that
+        leaves every batch read in use changes no other entry's place."""
+        used = {batch for batch, _ in places}
+        order = sorted(b for b in used if b >= 0) + sorted((b for b in used if b < 0), reverse=True)
+        numbers = {batch: number for number, batch in enumerate(order)}
+        return list(order), [(numbers[batch], row) for batch, row in places]
 
-    def _compacted(self, used: list[_Entry]) -> list[bytes]:
-        """One batch of the ``used`` entries' outcomes, decoded afresh and written again."""
-        fresh = {batch: self._decoded_batch(batch) for batch in {e.batch for e in used}}
+    def _compacted(
+        self, places: list[tuple[int, int]]
+    ) -> tuple[list[bytes | int], list[tuple[int, int]]]:
+        """The outcomes at ``places``, decoded afresh (one batch at a time) and written again
+        in full batches; the places they get."""
+        by_batch: dict[int, list[int]] = {}
+        for position, (batch, _) in enumerate(places):
+            by_batch.setdefault(batch, []).append(position)
+        texts: list[bytes | int] = []
+        moved = list(places)
         tables: dict[int, Table] = {}
-        rows = [self._columns.add(tables, self._root, fresh[e.batch][e.row]) for e in used]
-        text = _dump(self._columns.batch(tables))
-        for entry, row in zip(used, rows, strict=True):
-            entry.batch, entry.row, entry.read = 0, row, None
-        return [text] if used else []
+        count = 0
+        for batch, positions in by_batch.items():
+            rows = self._decoded_batch(batch)
+            for position in positions:
+                if count == BATCH_ROWS:
+                    texts.append(_dump(self._columns.batch(tables)))
+                    tables, count = {}, 0
+                row = self._columns.add(tables, self._root, rows[places[position][1]])
+                moved[position] = (len(texts), row)
+                count += 1
+        if tables:
+            texts.append(_dump(self._columns.batch(tables)))
+        return texts, moved
 
     def _text(self, batch: int) -> bytes:
-        """A batch as the document holds it."""
-        if batch == PENDING:
-            return _dump(self._columns.batch(self._pending))
-        return self._batches[batch]
+        """A batch as the document holds it (read again if it was dropped)."""
+        if batch < 0:
+            return _dump(self._columns.batch(self._pending[PENDING - batch]))
+        text = self._batches[batch]
+        if text is None:
+            offset, size, digest = self._places[batch]
+            try:
+                text = self.folder.read_range(self.name, offset, size)
+            except OSError:
+                text = None
+            if text is None or len(text) != size or _batch_hash(text) != digest:
+                raise CacheFormatError("the document changed since it was read")
+        return text
 
     def _decoded_batch(self, batch: int) -> list[Any]:
-        """The outcomes of ``batch``, built afresh; :class:`CacheFormatError` if it is not one."""
-        if batch != PENDING and not 0 <= batch < len(self._batches):
+        """The outcomes of ``batch``, built afresh; :class:`CacheFormatError` if it is not one.
+
+        A batch of the document is dropped once decoded: its outcomes are what
+        the run needs, and it is read again only if the document is written.
+        """
+        if not (0 <= batch < len(self._batches) or 0 <= PENDING - batch < len(self._pending)):
             raise CacheFormatError("an entry's batch is not in the document")
-        return self._columns.decode(json.loads(self._text(batch)), self._root)
+        rows = self._columns.decode(json.loads(self._text(batch)), self._root)
+        if batch >= 0:
+            self._batches[batch] = None
+        return rows
 
     def _outcome(self, batch: int, row: int) -> Any:
         """The outcome at ``row`` of ``batch``: each is handed out once per decoding, so
@@ -441,10 +626,9 @@ class RunCache:
 
     def _untrusted(self) -> None:
         """An entry is not what agent-lint writes: drop the document's other entries too."""
-        self._loaded = {}
-        self._by_path = {}
-        self._used = {}
-        self._batches = []
+        self._loaded = _Entries()
+        self._used = _Entries()
+        self._batches, self._places = [], []
         self._decoded = {}
         self._changed = True
 
@@ -474,23 +658,29 @@ class RunCache:
         :data:`RACY_NANOSECONDS`, so an edit within one time stamp of the
         run that hashed it is still seen.
         """
-        if stamp is None or not self._loaded:
+        if stamp is None:
             return None
-        if self._by_path is None:
-            self._by_path = {}
-            for name, parts in self._loaded.items():
-                if parts[4] != _NO_STAMP:
-                    self._by_path[name[32:]] = (parts[4], name[:32])
-        kept = self._by_path.get(path)
-        if kept is None or kept[0] != self._stamp_of(stamp):
+        found = self._loaded.first.get(path)
+        if found is None:
+            found = self._used.first.get(path)  # a second run of one command
+            if found is None:
+                return None
+        kept = self._stamp_of(stamp)
+        if type(found) is bytes:
+            if kept == _NO_STAMP or found.rpartition(b"\t")[2] != kept:
+                return None
+            return found[:32].decode("ascii")
+        entry: _Entry = found  # type: ignore[assignment]
+        if kept == _NO_STAMP or entry.stamp != kept:
             return None
-        return kept[1]
+        return entry.digest.decode("ascii")
 
     def holds(self, path: str, digest: str) -> bool:
         """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
         process asks it before checking a file whose outcome :meth:`get` may give)."""
-        name = digest + path
-        return name in self._used or name in self._loaded
+        return (
+            self._used.find(path, digest) is not None or self._loaded.find(path, digest) is not None
+        )
 
     def get(
         self, path: str, digest: str, yaml_spent: int, stamp: Stamp | None = None
@@ -502,32 +692,40 @@ class RunCache:
         ``stamp`` is the file's stamp as the walk saw it, kept with the entry.
         No two calls hand out the same value (see :meth:`_outcome`).
         """
-        name = digest + path
-        entry = self._used.get(name)
-        try:
-            if entry is None:
-                parts = self._loaded.get(name)
-                if parts is None:
-                    return None
-                if not parts[1].isdigit():
-                    raise CacheFormatError("an entry's YAML charge is a number")
-                batch, row = _place(parts[2])
-                entry = _Entry(parts[0], int(parts[1]), batch, row, parts[3], parts[4])
-                entry.read = parts
-            if yaml_spent + entry.charge > self._yaml_total:
+        found = self._used.find(path, digest)
+        read = found is None
+        if read:
+            found = self._loaded.find(path, digest)
+            if found is None:
                 return None
-            outcome = self._outcome(entry.batch, entry.row)
+        try:
+            if type(found) is bytes:
+                _, charge, place, _, stamp_read = found.split(b"\t")
+                if not charge.isdigit():
+                    raise CacheFormatError("an entry's YAML charge is a number")
+                batch, row = _place(place)
+                charged = int(charge)
+            else:
+                entry: _Entry = found  # type: ignore[assignment]
+                batch, row, charged, stamp_read = entry.batch, entry.row, entry.charge, entry.stamp
+            if yaml_spent + charged > self._yaml_total:
+                return None
+            outcome = self._outcome(batch, row)
             if type(outcome) is not self._outcome_type:
                 raise CacheFormatError("an entry does not hold a file's outcome")
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()
             return None
-        self._used[name] = entry
         kept = self._stamp_of(stamp)
-        if entry.stamp != kept:
-            entry.stamp, entry.read = kept, None
+        if stamp_read != kept:
+            if type(found) is bytes:
+                found = _Entry.parse(found)
+            found.stamp, found.read = kept, None  # type: ignore[union-attr]
             self._changed = True
-        spent = yaml_spent + entry.charge
+        if read:  # the entry moves to those this run uses
+            self._loaded.take(path, digest)
+        self._used.keep(path, digest, found)  # type: ignore[arg-type]
+        spent = yaml_spent + charged
         if spent == outcome.yaml_spent:  # kept as 0: no YAML spent yet, and none charged
             return outcome
         diagnostics, facts, title, shows, _, parsed = outcome
@@ -549,40 +747,50 @@ class RunCache:
         charge = outcome.yaml_spent - yaml_spent
         if charge <= 0 and yaml_spent + self._yaml_document > self._yaml_total:
             return
+        pending = self._pending
+        if not pending or self._rows(PENDING - len(pending) + 1) >= BATCH_ROWS:
+            pending.append({})
+        batch = PENDING - len(pending) + 1
         try:
-            row = self._columns.add(self._pending, self._root, outcome._replace(yaml_spent=0))
+            row = self._columns.add(pending[-1], self._root, outcome._replace(yaml_spent=0))
         except (Unencodable, ValueError, RecursionError):
             return
-        name = digest + path
-        self._used[name] = _Entry(
-            _dump(name), max(charge, 0), PENDING, row, b"{}", self._stamp_of(stamp)
+        entry = _Entry(
+            digest.encode("ascii"), max(charge, 0), batch, row, b"{}", self._stamp_of(stamp)
         )
+        self._loaded.take(path, digest)
+        self._used.keep(path, digest, entry)
         self._changed = True
 
     # --- places of findings --------------------------------------------------------------------
 
-    def _spans_of(self, path: str, digest: str) -> dict[str, Any] | None:
-        entry = self._used.get(digest + path)
-        if entry is None:
+    def _spans_of(self, path: str, digest: str) -> _Entry | None:
+        """The entry of ``path`` this run used, parsed, its spans read; None without one."""
+        found = self._used.find(path, digest)
+        if found is None:
             return None
-        if entry.spans is None:
-            try:
+        try:
+            entry = _Entry.parse(found) if isinstance(found, bytes) else found
+            if entry.spans is None:
                 spans = json.loads(entry.spans_text or b"{}")
-            except (ValueError, RecursionError):
-                spans = None
-            if type(spans) is not dict:
-                self._untrusted()
-                return None
-            entry.spans = spans
-        return entry.spans
+                if type(spans) is not dict:
+                    raise CacheFormatError("an entry's spans are an object")
+                entry.spans = spans
+        except (CacheFormatError, ValueError, RecursionError):
+            self._untrusted()
+            return None
+        if entry is not found:
+            self._used.keep(path, digest, entry)
+        return entry
 
     def spans(
         self, path: str, digest: str, wanted: list[tuple[str, str]]
     ) -> list[Span | None] | None:
         """Where each ``(pointer, target)`` is in the file (None: nowhere); None unless all kept."""
-        kept = self._spans_of(path, digest)
-        if kept is None:
+        entry = self._spans_of(path, digest)
+        if entry is None or entry.spans is None:
             return None
+        kept = entry.spans
         found: list[Span | None] = []
         for pointer, target in wanted:
             span = kept.get(f"{pointer}\0{target}", _NOT_KEPT)
@@ -598,14 +806,18 @@ class RunCache:
         self, path: str, digest: str, wanted: list[tuple[str, str]], spans: list[Span | None]
     ) -> None:
         """Keep where each ``(pointer, target)`` is in the file with content ``digest``."""
-        kept = self._spans_of(path, digest)
-        if kept is None:
+        entry = self._spans_of(path, digest)
+        if entry is None or entry.spans is None:
             return
         for (pointer, target), span in zip(wanted, spans, strict=True):
-            kept[f"{pointer}\0{target}"] = None if span is None else list(span)
-        entry = self._used[digest + path]
+            entry.spans[f"{pointer}\0{target}"] = None if span is None else list(span)
         entry.spans_text = entry.read = None
         self._changed = True
+
+
+def _batch_hash(text: bytes) -> bytes:
+    """What a batch read again is checked against."""
+    return hashlib.blake2b(text, digest_size=16).digest()
 
 
 def _is_span(value: Any) -> bool:

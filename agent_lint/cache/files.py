@@ -18,8 +18,9 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 #: The cache folder's name at the repository root (git-ignored by the file it writes inside).
 DEFAULT_DIR = ".agent_lint_cache"
@@ -80,6 +81,11 @@ class CacheDir:
 
     def read(self, name: str) -> bytes | None:
         """The bytes of regular file ``name``; None when it does not exist."""
+        return self.read_range(name, 0, MAX_CACHE_BYTES + 1)
+
+    def read_range(self, name: str, offset: int, size: int) -> bytes | None:
+        """At most ``size`` bytes of regular file ``name`` from ``offset``; None when it
+        does not exist."""
         where, at = self._where(name)
         try:
             fd = os.open(where, os.O_RDONLY | _NOFOLLOW | _BINARY | _NONBLOCK, **at)
@@ -89,7 +95,9 @@ class CacheDir:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
                 raise OSError(f"{name} is not a regular file of at most {MAX_CACHE_BYTES} bytes")
-            return handle.read(MAX_CACHE_BYTES + 1)
+            handle.seek(offset)
+            # Never more than the file holds (plus one byte: a file that grew is seen).
+            return handle.read(min(size, max(info.st_size - offset, 0) + 1))
 
     def create(self, name: str, data: bytes) -> bool:
         """Write ``name`` unless it exists; True when written."""
@@ -103,15 +111,22 @@ class CacheDir:
             handle.write(data)
         return True
 
-    def replace(self, name: str, data: bytes) -> None:
-        """Write ``name`` atomically: a new temporary file, then a rename over it."""
+    def replace(self, name: str, data: bytes | Callable[[BinaryIO], None]) -> None:
+        """Write ``name`` atomically: a new temporary file, then a rename over it.
+
+        ``data`` is the file's bytes, or a function that writes them to the
+        temporary file (a large file is then never whole in memory).
+        """
         temporary = f".{name}.{secrets.token_hex(8)}.tmp"
         where, at = self._where(temporary)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY
         fd = os.open(where, flags, 0o600, **at)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                if callable(data):
+                    data(handle)
+                else:
+                    handle.write(data)
             if self._fd is not None:
                 os.replace(temporary, name, src_dir_fd=self._fd, dst_dir_fd=self._fd)
             else:
