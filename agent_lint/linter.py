@@ -270,6 +270,13 @@ def _lint_target(
     forked: contextlib.ExitStack | None = None,
 ) -> LintResult:
     config = target.config
+    gate_request: gitgate.Request | None = None
+    early_gate: workers.InChild[gitgate.Outcome | ConfigError] | None = None
+    if base:
+        from agent_lint import gitgate
+
+        gate_request = replace(gate or gitgate.Request(base, staged), base=base, staged=staged)
+        early_gate = _start_gate(target, gate_request, jobs, fs, forked)
     profile = extend(profile_for(target), config.kinds)
     schemas = SchemaStore(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
@@ -416,13 +423,10 @@ def _lint_target(
         found.extend(repo_check.run(index))
     gate_config = config
     located: gitgate.Located | None = None
-    if base:
-        from agent_lint import gitgate
-
+    if gate_request is not None:
         # The append-only gate runs even then: a change that deletes every record
         # must not turn the gate off.
-        request = gate or gitgate.Request(base, staged)
-        outcome = gitgate.run(target, replace(request, base=base, staged=staged))
+        outcome = _gate_outcome(target, gate_request, early_gate)
         found.extend(diagnose_gate(problem) for problem in outcome.problems)
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
@@ -470,6 +474,51 @@ def _lint_target(
         if record is not None:
             record.known = known
     return result
+
+
+def _gate(target: Target, request: gitgate.Request) -> gitgate.Outcome | ConfigError:
+    """The append-only gate's outcome, or the usage error that stops the run."""
+    from agent_lint import gitgate
+
+    try:
+        return gitgate.run(target, request)
+    except ConfigError as exc:
+        return exc
+
+
+def _start_gate(
+    target: Target,
+    request: gitgate.Request,
+    jobs: int | None,
+    fs: FileSystem,
+    forked: contextlib.ExitStack | None,
+) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
+    """The gate run by a forked child while the pass over files runs, when more than one
+    process may be used (``--jobs`` other than 1, and more than one core); else None.
+
+    The gate reads only git and the work tree, which the pass does not write, so its
+    outcome is the one it gives after the pass. Its git processes and its own work
+    then use the other core while this process parses.
+    """
+    if jobs == 1 or not fs.on_disk or forked is None or workers.available_cores() < 2:
+        return None
+    child = workers.InChild(lambda: _gate(target, request))
+    forked.callback(child.close)
+    return child
+
+
+def _gate_outcome(
+    target: Target,
+    request: gitgate.Request,
+    early: workers.InChild[gitgate.Outcome | ConfigError] | None,
+) -> gitgate.Outcome:
+    """The gate's outcome: the forked child's, else computed here (the same either way)."""
+    found = early.result() if early is not None else None
+    if found is None:
+        found = _gate(target, request)
+    if isinstance(found, ConfigError):
+        raise found
+    return found
 
 
 def _steps(
