@@ -276,12 +276,15 @@ def _lint_target(
         from agent_lint import gitgate
 
         gate_request = replace(gate or gitgate.Request(base, staged), base=base, staged=staged)
-        early_gate = _start_gate(target, gate_request, jobs, fs, forked)
     profile = extend(profile_for(target), config.kinds)
     schemas = SchemaStore(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
     stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
+    if gate_request is not None:
+        # Started once the cache folder exists: nothing of the work tree changes after this
+        # until the gate's outcome is taken, so the gate sees what it sees after the pass.
+        early_gate = _start_gate(target, gate_request, jobs, fs, forked)
     digests: dict[str, str] = {}  # content hashes of the files read, for the cache
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
