@@ -281,10 +281,6 @@ def _lint_target(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
     stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
-    if gate_request is not None:
-        # Started once the cache folder exists: nothing of the work tree changes after this
-        # until the gate's outcome is taken, so the gate sees what it sees after the pass.
-        early_gate = _start_gate(target, gate_request, jobs, fs, forked)
     digests: dict[str, str] = {}  # content hashes of the files read, for the cache
     result = LintResult(root=target.root)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
@@ -309,6 +305,8 @@ def _lint_target(
     ahead = _CheckedAhead()  # files other processes check while this loop runs
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
+        if gate_request is not None:
+            early_gate = _start_gate(target, gate_request, jobs, len(steps), forked)
         check = _FileChecker(profile, config, schemas, file_checks, stored)
         ahead = _CheckedAhead(steps, jobs, check)
         if forked is not None:
@@ -493,17 +491,20 @@ def _start_gate(
     target: Target,
     request: gitgate.Request,
     jobs: int | None,
-    fs: FileSystem,
+    files: int,
     forked: contextlib.ExitStack | None,
 ) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
-    """The gate run by a forked child while the pass over files runs, when more than one
-    process may be used (``--jobs`` other than 1, and more than one core); else None.
+    """The gate run by a forked child while the pass over ``files`` walked files runs; None
+    when the run's own process is to run it after the pass.
 
-    The gate reads only git and the work tree, which the pass does not write, so its
-    outcome is the one it gives after the pass. Its git processes and its own work
-    then use the other core while this process parses.
+    A child is forked for ``--jobs N`` above 1, and for ``auto`` when it would fork
+    processes to check the files (more than one core, enough files): below that the gate
+    costs little, and a fork costs more CPU time than it saves wall time. The walk is done and
+    the cache folder exists, and nothing of the work tree changes until the gate's
+    outcome is taken, so it is the outcome the gate gives after the pass; its git
+    processes and its own work use another core while this process parses.
     """
-    if jobs == 1 or not fs.on_disk or forked is None or workers.available_cores() < 2:
+    if forked is None or workers.processes_for(jobs, files) < 2:
         return None
     child = workers.InChild(lambda: _gate(target, request))
     forked.callback(child.close)

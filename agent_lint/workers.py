@@ -18,6 +18,10 @@ child that fails (an exception, a signal, a stream cut short) is not
 trusted any further: its remaining items are left to the run's own loop,
 so the outcome, or the error, is the one a single process gives.
 
+:class:`InChild` computes one value in a forked child while the run goes on
+(the ``--base`` gate beside the pass over files), with the same rules: a
+child that fails leaves the work to the run.
+
 Forking is only done where it is safe: a POSIX system with :func:`os.fork`
 and a process with no other thread (a fork copies only the calling thread).
 Elsewhere, as on Windows, a run uses one process.

@@ -1,7 +1,8 @@
 """The append-only gate run by a forked child reports exactly what one process reports.
 
-With ``--base`` and more than one process allowed, the gate (AL6xx) runs in a
-child forked before the pass over files, while that pass runs. Differential
+With ``--base``, when a run forks processes to check its files, the gate
+(AL6xx) runs in one more child, forked once the walk is done, while the pass
+over files runs. Differential
 tests compare ``--jobs 1`` (the gate in the run's own process) with ``--jobs
 2`` and ``auto`` on a generated repository under git with modified, deleted,
 renamed and new handoffs, in every output format, for the work tree and for
@@ -101,6 +102,7 @@ def one_thread() -> None:
 def children(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each gate a run started in a child came back from it (False: it failed)."""
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
+    monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 50)  # auto forks for these repositories
     seen: list[bool] = []
     real = workers.InChild.result
 
@@ -185,6 +187,8 @@ def test_one_process_runs_the_gate_itself(
     lint(capsys, "--no-cache", "--base", "main", str(changed))
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
     lint(capsys, "--no-cache", "--jobs", "1", "--base", "main", str(changed))
+    monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 10**6)  # auto, too few files
+    lint(capsys, "--no-cache", "--base", "main", str(changed))
     assert children == []
 
 
