@@ -2,13 +2,13 @@
 
 With ``--base``, when a run forks processes to check its files, the gate
 (AL6xx) runs in one more child, forked once the walk is done, while the pass
-over files runs. Differential
-tests compare ``--jobs 1`` (the gate in the run's own process) with ``--jobs
-2`` and ``auto`` on a generated repository under git with modified, deleted,
-renamed and new handoffs, in every output format, for the work tree and for
-``--staged``; the outputs must be byte-identical. A usage error of the gate is
-the same error, and a child that fails leaves the gate to the run's own
-process. Unit tests cover :class:`agent_lint.workers.InChild` itself.
+over files runs. Differential tests compare ``--jobs 1`` (the gate in the
+run's own process) with ``--jobs 2`` and ``auto`` on a generated repository
+under git with modified, deleted, renamed and new handoffs, in every output
+format, for the work tree, for ``--staged`` and with ``--new-only``; the
+outputs must be byte-identical. A usage error of the gate is the same error,
+and a child that fails leaves the gate to the run's own process. Unit tests
+cover :class:`agent_lint.workers.InChild` itself.
 """
 
 from __future__ import annotations
@@ -87,15 +87,20 @@ def _revise(path: Path) -> None:
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> None:
-    """Wait for threads an earlier test left to end (a git reader's watcher ends within a
-    second of its process): a process with other threads never forks."""
+def settle() -> None:
+    """Wait for threads an earlier run left to end (a git blob reader's watcher ends
+    within a second of its process): a process with other threads never forks."""
     deadline = time.monotonic() + 5
     while threading.active_count() > 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     if threading.active_count() > 1:
         pytest.skip("another thread runs in this process, so it cannot fork")
+
+
+@pytest.fixture(autouse=True)
+def one_thread() -> None:
+    """Each test starts in a process that can fork."""
+    settle()
 
 
 @pytest.fixture
@@ -116,17 +121,20 @@ def children(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 
 def lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """Run the command line; its exit code, stdout and stderr."""
+    """Run the command line (once the process can fork); its exit code, stdout and stderr."""
+    settle()
     code = cli.main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
 
 
-@pytest.mark.parametrize("staged", [False, True], ids=["work-tree", "staged"])
+@pytest.mark.parametrize(
+    "extra", [[], ["--staged"], ["--new-only"]], ids=["work-tree", "staged", "new-only"]
+)
 def test_the_gate_in_a_child_reports_what_one_process_reports(
-    changed: Path, capsys: pytest.CaptureFixture[str], children: list[bool], staged: bool
+    changed: Path, capsys: pytest.CaptureFixture[str], children: list[bool], extra: list[str]
 ) -> None:
-    extra = ["--staged"] if staged else []
+    staged = "--staged" in extra
     reports = {}
     for fmt in FORMATS:
         args = ["--no-cache", "--output-format", fmt, "--base", "main", *extra, str(changed)]
@@ -246,3 +254,15 @@ def _no_children_left() -> bool:
     except ChildProcessError:
         return True
     return False
+
+
+def test_a_closed_blob_reader_leaves_no_thread(changed: Path) -> None:
+    from agent_lint.gitplumbing import Repository
+
+    repo = Repository.discover(changed)
+    assert repo is not None
+    sha = git(changed, "rev-parse", "HEAD:.agent/decisions/index.json")
+    with repo.blob_reader() as reader:
+        assert reader.read(sha) is not None
+        assert threading.active_count() == 2  # the watcher of a read that would hang
+    assert threading.active_count() == 1 and workers.can_fork()  # gone at once
