@@ -622,6 +622,7 @@ class BlobReader:
         self._process: subprocess.Popen[bytes] | None = None
         self._busy_since: float | None = None
         self._lock = threading.Lock()
+        self._watcher: tuple[threading.Thread, threading.Event] | None = None
         self.reads = 0
 
     def __enter__(self) -> BlobReader:
@@ -643,13 +644,16 @@ class BlobReader:
                 )
             except OSError as exc:
                 raise GitError(f"git cat-file failed: {exc}") from exc
-            threading.Thread(target=self._watch, args=(self._process,), daemon=True).start()
+            stop = threading.Event()
+            watcher = threading.Thread(target=self._watch, args=(self._process, stop), daemon=True)
+            watcher.start()
+            self._watcher = (watcher, stop)
         return self._process
 
-    def _watch(self, process: subprocess.Popen[bytes]) -> None:
-        """End the process when one read hangs (git never should on local objects)."""
-        while process.poll() is None:
-            time.sleep(1)
+    def _watch(self, process: subprocess.Popen[bytes], stop: threading.Event) -> None:
+        """End the process when one read hangs (git never should on local objects); stop
+        at once when the reader is closed, so the run has no thread left (and can fork)."""
+        while not stop.wait(1) and process.poll() is None:
             with self._lock:
                 since = self._busy_since
             if since is not None and time.monotonic() - since > _TIMEOUT_SECONDS:
@@ -681,8 +685,12 @@ class BlobReader:
         return data if header[1] == b"blob" else None
 
     def close(self) -> None:
-        """End the process (it exits when its input closes)."""
+        """End the process (it exits when its input closes) and its watcher."""
         process, self._process = self._process, None
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher[1].set()
+            watcher[0].join()
         if process is None:
             return
         try:

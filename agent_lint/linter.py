@@ -271,6 +271,11 @@ def _lint_target(
     forked: contextlib.ExitStack | None = None,
 ) -> LintResult:
     config = target.config
+    gate_request: gitgate.Request | None = None
+    if base:
+        from agent_lint import gitgate
+
+        gate_request = replace(gate or gitgate.Request(base, staged), base=base, staged=staged)
     profile = extend(profile_for(target), config.kinds)
     schemas = SchemaStore(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
@@ -281,8 +286,9 @@ def _lint_target(
         passed = replay.passed  # nothing was written: the pass over files stands as it was
         passed.index.history = history  # the git history of this run, which ends with it
     else:
+        early = gate_request if record is None else None  # --fix's first pass has no gate
         passed = _pass_over_files(
-            target, profile, schemas, stored, fs, history, replay, record, jobs, forked
+            target, profile, schemas, stored, fs, history, replay, record, jobs, forked, early
         )
     if record is not None:
         # ``--fix`` plans its writes from the index; the findings come with the replay.
@@ -308,13 +314,10 @@ def _lint_target(
         found.extend(repo_check.run(index))
     gate_config = config
     located: gitgate.Located | None = None
-    if base:
-        from agent_lint import gitgate
-
+    if gate_request is not None:
         # The append-only gate runs even then: a change that deletes every record
         # must not turn the gate off.
-        request = gate or gitgate.Request(base, staged)
-        outcome = gitgate.run(target, replace(request, base=base, staged=staged))
+        outcome = _gate_outcome(target, gate_request, passed.early_gate)
         found.extend(diagnose_gate(problem) for problem in outcome.problems)
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
@@ -377,6 +380,7 @@ class _Passed:
     holds_state: bool = False
     files: list[tuple[str, str]] = field(default_factory=list)
     files_checked: int = 0
+    early_gate: workers.InChild[gitgate.Outcome | ConfigError] | None = None
 
 
 def _roots(only: Sequence[Path]) -> list[Path]:
@@ -395,8 +399,13 @@ def _pass_over_files(
     record: Replay | None,
     jobs: int | None,
     forked: contextlib.ExitStack | None,
+    gate_request: gitgate.Request | None = None,
 ) -> _Passed:
-    """Read and check every file of the walk (or a replay's) and build the repository index."""
+    """Read and check every file of the walk (or a replay's) and build the repository index.
+
+    With ``gate_request``, the append-only gate may start in a forked child beside the
+    processes that check files (``_start_gate``); its outcome is taken after the pass.
+    """
     config = target.config
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(
@@ -421,6 +430,8 @@ def _pass_over_files(
     ahead = _CheckedAhead()  # files other processes check while this loop runs
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
+        if gate_request is not None:
+            result.early_gate = _start_gate(target, gate_request, jobs, len(steps), forked)
         check = _FileChecker(profile, config, schemas, file_checks, stored)
         ahead = _CheckedAhead(steps, jobs, check)
         if forked is not None:
@@ -528,6 +539,54 @@ def _pass_over_files(
     ahead.close()
     result.holds_state = holds_state
     return result
+
+
+def _gate(target: Target, request: gitgate.Request) -> gitgate.Outcome | ConfigError:
+    """The append-only gate's outcome, or the usage error that stops the run."""
+    from agent_lint import gitgate
+
+    try:
+        return gitgate.run(target, request)
+    except ConfigError as exc:
+        return exc
+
+
+def _start_gate(
+    target: Target,
+    request: gitgate.Request,
+    jobs: int | None,
+    files: int,
+    forked: contextlib.ExitStack | None,
+) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
+    """The gate run by a forked child while the pass over ``files`` walked files runs; None
+    when the run's own process is to run it after the pass.
+
+    A child is forked for ``--jobs N`` above 1, and for ``auto`` when it would fork
+    processes to check the files (more than one core, enough files): below that the gate
+    costs little, and a fork costs more CPU time than it saves wall time. The walk is done and
+    the cache folder exists, and nothing of the work tree changes until the gate's
+    outcome is taken, so it is the outcome the gate gives after the pass; its git
+    processes and its own work use another core while this process parses.
+    """
+    if forked is None or workers.processes_for(jobs, files) < 2:
+        return None
+    child = workers.InChild(lambda: _gate(target, request))
+    forked.callback(child.close)
+    return child
+
+
+def _gate_outcome(
+    target: Target,
+    request: gitgate.Request,
+    early: workers.InChild[gitgate.Outcome | ConfigError] | None,
+) -> gitgate.Outcome:
+    """The gate's outcome: the forked child's, else computed here (the same either way)."""
+    found = early.result() if early is not None else None
+    if found is None:
+        found = _gate(target, request)
+    if isinstance(found, ConfigError):
+        raise found
+    return found
 
 
 def _steps(

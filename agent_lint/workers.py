@@ -18,6 +18,10 @@ child that fails (an exception, a signal, a stream cut short) is not
 trusted any further: its remaining items are left to the run's own loop,
 so the outcome, or the error, is the one a single process gives.
 
+:class:`InChild` computes one value in a forked child while the run goes on
+(the ``--base`` gate beside the pass over files), with the same rules: a
+child that fails leaves the work to the run.
+
 Forking is only done where it is safe: a POSIX system with :func:`os.fork`
 and a process with no other thread (a fork copies only the calling thread).
 Elsewhere, as on Windows, a run uses one process.
@@ -37,6 +41,7 @@ from typing import IO, Any, Generic, TypeVar
 __all__ = [
     "MIN_FILES_PER_PROCESS",
     "Ahead",
+    "InChild",
     "available_cores",
     "can_fork",
     "processes_for",
@@ -188,6 +193,56 @@ class Ahead(Generic[R]):
                 os._exit(status)
         os.close(write_end)
         return _Child(pid, os.fdopen(read_end, "rb"))
+
+
+class InChild(Generic[R]):
+    """``work()`` computed by a forked child while the calling process goes on.
+
+    :meth:`result` waits for the child and gives what ``work`` returned. It
+    gives None when nothing was forked (:func:`can_fork` is false) and when
+    the child failed (an exception, a signal, a stream cut short): the caller
+    then calls ``work`` itself, so the outcome, or the error, is the one a
+    single process gives. ``work`` must not return None.
+    """
+
+    def __init__(self, work: Callable[[], R]) -> None:
+        self._child: _Child | None = None
+        if not can_fork():
+            return
+        sys.stdout.flush()  # buffered output would be written by the child again
+        sys.stderr.flush()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            status = 1
+            try:
+                os.close(read_end)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _send([work()], os.fdopen(write_end, "wb"))
+                status = 0
+            except BaseException:  # the caller computes the result itself
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        self._child = _Child(pid, os.fdopen(read_end, "rb"))
+
+    def result(self) -> R | None:
+        """What ``work`` returned in the child (waiting for it), or None (see the class)."""
+        child, self._child = self._child, None
+        if child is None:
+            return None
+        try:
+            result: R | None = child.next()
+        finally:
+            child.end()
+        return result
+
+    def close(self) -> None:
+        """End the child if it still runs (its result is no longer wanted)."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.end()
 
 
 def _send(results: Iterable[Any], stream: IO[bytes]) -> None:

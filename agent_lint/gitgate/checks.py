@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, ancestors, fold, under
+from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, fold, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind, Match
@@ -306,13 +306,17 @@ def _twins(c: Comparison, protected: dict[str, Kind]) -> Iterator[GateProblem]:
     if not protected:
         return
     merged: dict[str, set[str]] = defaultdict(set)
+    exact: set[str] = set()  # the merged files and every folder on the way to one
     for path in protected:
-        for name in [*ancestors(path), path]:
+        name = path
+        while name and name not in exact:  # a folder seen before has its own folders seen
+            exact.add(name)
             merged[fold(name)].add(name)
-    exact = {name for names in merged.values() for name in names}
+            name = name.rpartition("/")[0]
     candidates = set(c.change.modes) | set(c.change.twins(c.prefix))
     reported: set[str] = set()
-    for path in sorted(candidates):
+    for path in sorted(candidates - c.base.modes.keys()):
+        # A name the base holds, and so every folder on the way to it, is never a twin.
         if path in exact:
             continue  # a merged file itself, and so every folder on the way to it
         parts = path.split("/")

@@ -90,6 +90,7 @@ class Snapshot(ABC):
         self.entries: Mapping[str, TreeEntry | IndexEntry] = {}
         self._modes: dict[str, str] = {}
         self._above: dict[str, str | None] = {}
+        self._replaced: dict[str, tuple[str, str] | None] = {}
         self._blobs: dict[str, bytes] = {}
         #: Paths that could not be read (folders and files): why, as a predicate.
         self.unreadable: dict[str, str] = {}
@@ -134,11 +135,12 @@ class Snapshot(ABC):
 
     def replaced(self, path: str) -> tuple[str, str] | None:
         """The outermost folder on the way to ``path`` that is not a folder here, with its mode."""
-        for folder in ancestors(path):
-            mode = self.mode_of(folder)
-            if mode is not None:
-                return folder, mode
-        return None
+        parent = path.rpartition("/")[0]  # the answer is the same for every file in it
+        if parent not in self._replaced:
+            self._replaced[parent] = next(
+                ((f, m) for f in ancestors(path) if (m := self.mode_of(f)) is not None), None
+            )
+        return self._replaced[parent]
 
     def has_entries_under(self, prefix: str) -> bool:
         """Whether anything is stored at or under ``prefix``."""
