@@ -72,11 +72,13 @@ def tree_path(top: str, path: str) -> str | None:
 
 @dataclass(frozen=True)
 class _Found:
-    """Where a path leads: its absolute path, its tree path (None beyond the tree), its entry."""
+    """Where a path leads: its absolute path, its tree path (None beyond the tree), its entry,
+    and whether following it met more links than a loop-free path has (``MAX_LINKS``)."""
 
     path: str
     git: str | None
     entry: TreeEntry | None
+    looped: bool = False
 
 
 class _Entry:
@@ -241,7 +243,7 @@ class TreeFileSystem:
             if entry.mode == MODE_SYMLINK and (pending or follow_last):
                 hops += 1
                 if hops > MAX_LINKS:
-                    return _Found(os.path.join(self._absolute(here), *pending), here, None)
+                    return _Found(os.path.join(self._absolute(here), *pending), here, None, True)
                 target = self._link_target(entry)
                 if target.startswith("/"):
                     jumped = self._jump(os.path.normpath(target), pending)
@@ -308,6 +310,8 @@ class TreeFileSystem:
         if found.git is None and self.beyond is not None:
             return self.beyond.stat(found.path)
         entry = found.entry
+        if entry is None and found.looped:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
         if entry is None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         if entry.mode in (MODE_TREE, MODE_GITLINK):
