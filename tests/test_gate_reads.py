@@ -82,7 +82,12 @@ def test_git_processes_do_not_grow_with_modified_handoffs(
             found = _gate(root, capsys)
         git(root, "checkout", "-q", "-f", "main")
         assert [code for code, _, _ in found] == ["AL601"] * modified
-        counts.append(len(started))
+        # A file git may see as racily clean (written in the index's own tick) makes the gate
+        # ask for attributes and core.autocrlf once per run: a fixed cost set by the clock.
+        once = [args for args in started if "check-attr" in args or "config" in args]
+        assert len([args for args in once if "check-attr" in args]) <= 1
+        assert len([args for args in once if "config" in args]) <= 1
+        counts.append(len(started) - len(once))
     assert counts[0] == counts[1]
 
 
