@@ -12,6 +12,7 @@ meets is a typed :class:`~agent_lint.problems.EntryProblem`, never a finding:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -559,12 +560,18 @@ def _link_problem(
             "credentials, not repository content; not followed",
         )
     if not fs.exists(resolved):
-        return EntryProblem(
-            EntryIssue.SYMLINK_ESCAPE,
-            repo_path,
-            "symbolic link points to a path that does not exist; not followed",
-        )
+        return EntryProblem(EntryIssue.SYMLINK_ESCAPE, repo_path, _unfollowable(resolved, fs))
     return None
+
+
+def _unfollowable(resolved: str, fs: FileSystem) -> str:
+    """Why a link that stays inside the repository leads nowhere: a loop, or a missing path."""
+    try:
+        fs.stat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop: its target leads back through links to itself; not followed"
+    return "symbolic link points to a path that does not exist; not followed"
 
 
 def read_file(

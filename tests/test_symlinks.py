@@ -109,3 +109,23 @@ def test_a_markdown_anchor_in_the_git_folder_is_not_read(tmp_path):
     note = repo / CONV / "summary.md"
     note.write_text("[a](../../../.git/notes.md#nope) [b](../../../.git/notes.md#secret-heading)\n")
     assert findings(repo) == []  # neither read (no AL3xx about the anchor) nor quoted
+
+
+@pytest.mark.parametrize(
+    ("links", "message"),
+    [
+        ({"D-500.json": "D-501.json", "D-501.json": "D-500.json"}, "symbolic link loop"),
+        ({"D-500.json": "D-500.json"}, "symbolic link loop"),
+        ({"D-500.json": "D-999.json"}, "points to a path that does not exist"),
+    ],
+    ids=["two-links", "self", "dangling"],
+)
+def test_a_link_that_leads_nowhere_says_why(tmp_path, links, message):
+    repo = make_repo(tmp_path)
+    for name, target in links.items():
+        os.symlink(target, repo / ".agent" / "decisions" / name)
+    found = lint_paths([repo]).diagnostics
+    assert [(d.code, d.path) for d in found] == [
+        ("AL007", f".agent/decisions/{name}") for name in sorted(links)
+    ]
+    assert all(message in d.message for d in found)

@@ -80,8 +80,9 @@ SYMLINK_ESCAPE = Rule(
     "A symbolic link leads outside the repository or nowhere",
     "Reports a symbolic link in the agent dir whose target is outside the repository, inside "
     "a `.git` folder (git's configuration, with the checkout's credentials on CI runners), "
-    "or does not exist. agent-lint never follows such a link: on a pull request from a fork "
-    "it could expose files of the machine running the check.",
+    "or does not exist (a dangling link, or a loop of links). agent-lint never follows such "
+    "a link: on a pull request from a fork it could expose files of the machine running the "
+    "check.",
     "decisions/D-1.json -> /etc/passwd",
     "a regular file, or a link to a file inside the repository",
 )
