@@ -52,7 +52,7 @@ R = TypeVar("R")
 
 #: With ``--jobs auto``, each process gets at least this many files to check; below
 #: twice this, a run uses one process (measured: see the README's ``--jobs``).
-MIN_FILES_PER_PROCESS = 500
+MIN_FILES_PER_PROCESS = 1000
 #: Results a child pickles and sends at once.
 CHUNK = 32
 #: The pipe buffer asked for (Linux), so a child can run this far ahead of the loop.

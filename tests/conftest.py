@@ -114,3 +114,12 @@ def codes(result: LintResult) -> list[str]:
 def load_fixture(name: str, rel: str) -> Any:
     """A parsed JSON file of a fixture's agent dir (for building variants)."""
     return json.loads((FIXTURES / name / ".agent" / rel).read_text(encoding="utf-8"))
+
+
+def no_children_left() -> bool:
+    """Whether this process has no child left to wait for (every forked one was reaped)."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False

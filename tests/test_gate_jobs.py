@@ -23,20 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import no_children_left
+from gitrepo import ENV
 
 from agent_lint import cli, gitgate, workers
 from benchmarks.generate import generate
 
 FORMATS = ("text", "json", "sarif", "github")
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Agent Tester",
-    "GIT_AUTHOR_EMAIL": "agent@example.invalid",
-    "GIT_COMMITTER_NAME": "Agent Tester",
-    "GIT_COMMITTER_EMAIL": "agent@example.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_DATE": "2026-11-05T12:00:00+00:00",
-    "GIT_COMMITTER_DATE": "2026-11-05T12:00:00+00:00",
-}
+IDENTITY = {name: value for name, value in ENV.items() if name != "HOME"}
 
 pytestmark = pytest.mark.skipif(not workers.can_fork(), reason="this system cannot fork")
 
@@ -182,7 +176,7 @@ def test_a_child_that_fails_leaves_the_gate_to_the_run(
     monkeypatch.setattr(gitgate, "run", failing_in_a_child)
     assert lint(capsys, "--jobs", "2", *args) == single
     assert children == [False]  # the child failed and the run's own process ran the gate
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_one_process_runs_the_gate_itself(
@@ -208,7 +202,7 @@ def test_the_child_computes_the_result() -> None:
     found = child.result()
     assert found is not None and found[0] == "from" and found[1] != os.getpid()
     assert child.result() is None  # taken once
-    assert _no_children_left()
+    assert no_children_left()
 
 
 @pytest.mark.parametrize("how", ["raise", "exit", "kill", "unpicklable"])
@@ -223,7 +217,7 @@ def test_a_failing_child_gives_none(how: str) -> None:
         return lambda: None  # cannot be pickled
 
     assert workers.InChild(work).result() is None
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_closing_ends_a_child_that_is_still_working() -> None:
@@ -234,7 +228,7 @@ def test_closing_ends_a_child_that_is_still_working() -> None:
     child = workers.InChild(work)
     child.close()
     assert child.result() is None
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_a_process_with_threads_computes_nothing_in_a_child() -> None:
@@ -246,14 +240,6 @@ def test_a_process_with_threads_computes_nothing_in_a_child() -> None:
     finally:
         stop.set()
         thread.join()
-
-
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 def test_a_closed_blob_reader_leaves_no_thread(changed: Path) -> None:

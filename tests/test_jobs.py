@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import no_children_left
 
 import agent_lint.cache
 from agent_lint import cli, linter, workers
@@ -244,7 +245,7 @@ def test_results_come_back_in_order_with_state_per_slice() -> None:
             assert result[:2] == (item, item // 3)  # dealt out in turn, in order
             assert result[2] != os.getpid()
     assert len({result[2] for result in got if result is not None}) == 2
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_one_process_forks_nothing() -> None:
@@ -278,7 +279,7 @@ def test_what_a_failing_child_did_not_send_is_left_to_the_caller(how: str) -> No
     sent = [result for result in got[1::2] if result is not None]
     assert sent == items[1::2][: workers.CHUNK]
     assert got[1::2][workers.CHUNK :] == [None] * (len(items) // 2 - workers.CHUNK)
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_closing_ends_children_that_are_still_working() -> None:
@@ -289,15 +290,7 @@ def test_closing_ends_children_that_are_still_working() -> None:
     ahead = workers.Ahead(work, list(range(8)), 4)
     assert ahead.take() is None
     ahead.close()
-    assert _no_children_left()
-
-
-def _no_children_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+    assert no_children_left()
 
 
 def test_a_crash_in_a_check_is_reported_as_one_process_reports_it(
@@ -315,7 +308,7 @@ def test_a_crash_in_a_check_is_reported_as_one_process_reports_it(
     assert single[0] == 2 and "codex-main.json crashed" in single[2]
     for jobs in ("2", "3"):
         assert lint(capsys, "--jobs", jobs, str(repo)) == single
-    assert _no_children_left()
+    assert no_children_left()
 
 
 def test_how_many_processes(monkeypatch: pytest.MonkeyPatch) -> None:
