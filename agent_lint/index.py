@@ -97,8 +97,7 @@ def field_text(steps: tuple[str, ...]) -> str:
     return ".".join(steps).replace(f".{EACH}", EACH)
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+class Identity(NamedTuple):
     """One record id: which namespace and scope it lives in, and where it is written."""
 
     namespace: str
@@ -109,8 +108,7 @@ class Identity:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
+class Reference(NamedTuple):
     """An id written in a reference field, to be resolved in ``namespace``/``scope``."""
 
     namespace: str
@@ -121,8 +119,7 @@ class Reference:
     field: str
 
 
-@dataclass(frozen=True, slots=True)
-class PathReference:
+class PathReference(NamedTuple):
     """A repository path written in a record.
 
     ``append_only`` marks a record that may never be edited once merged (a
@@ -138,8 +135,7 @@ class PathReference:
     strict_only: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class IndexEntry:
+class IndexEntry(NamedTuple):
     """One entry of an index file, with the fields it repeats from its record."""
 
     record_kind: str
@@ -151,8 +147,7 @@ class IndexEntry:
     missing: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ListedRecord:
+class ListedRecord(NamedTuple):
     """A record of a kind that has an index, with the values its index repeats."""
 
     kind: str
@@ -163,8 +158,7 @@ class ListedRecord:
     clean: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class NoteFacts:
+class NoteFacts(NamedTuple):
     """A Markdown note's links and id mentions; ``conversation`` scopes ``H-`` ids."""
 
     path: str
@@ -173,8 +167,7 @@ class NoteFacts:
     append_only: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class FileContext:
+class FileContext(NamedTuple):
     """What a per-file check sees: one parsed file and the run's settings.
 
     ``path`` is relative to the repository root, ``relpath`` to the store.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
@@ -128,7 +128,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             if keyed is None:
                 yield from _unnamed(index, entry)
                 continue
-            entry = replace(entry, record_path=keyed)
+            entry = entry._replace(record_path=keyed)
         assert entry.record_path is not None
         target = posixpath.normpath(entry.record_path)
         index.lookups += 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_lint.kinds import Match
 from agent_lint.profiles.cortex.handoffs import (
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from agent_lint.index import FileContext, RepoIndex
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationFile:
+class ConversationFile(NamedTuple):
     """A file of a conversation folder, parsed or not: what it is and where.
 
     ``role`` is ``handoff``, ``note``, ``turn``, ``state``, ``meta`` or
@@ -48,8 +47,7 @@ class ConversationFile:
     parsed: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationRecord:
+class ConversationRecord(NamedTuple):
     """What a parsed conversation file says: a handoff, a turn, meta, state or resume marker."""
 
     conversation: str
@@ -61,8 +59,7 @@ class ConversationRecord:
     resume: tuple[Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MissionBinding:
+class MissionBinding(NamedTuple):
     """A validation contract's ``mission_id`` and the mission folder it is stored in."""
 
     path: str
@@ -70,8 +67,7 @@ class MissionBinding:
     mission_id: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Successor:
+class Successor(NamedTuple):
     """A decision superseded by another (``superseded_by_decision_id``)."""
 
     decision: str
@@ -79,8 +75,7 @@ class Successor:
     path: str
 
 
-@dataclass(frozen=True, slots=True)
-class RelationsSide:
+class RelationsSide(NamedTuple):
     """One side of a conversation's relations: ``relations.yaml`` or ``meta.json``."""
 
     conversation: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
@@ -19,8 +19,7 @@ _TIMED = whole("(?:H-)?([0-9]{8})-([0-9]{6})(?:-.*)?")
 _TURN = whole("[0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Handoff:
+class Handoff(NamedTuple):
     """One conversation handoff file."""
 
     id: str
@@ -57,8 +56,7 @@ class Handoff:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     """One turn file: its number and timestamp."""
 
     number: int
@@ -179,8 +177,7 @@ def embedded_time(handoff_id: str) -> str | None:
     return f"{match.group(1)}-{match.group(2)}" if match else None
 
 
-@dataclass(frozen=True, slots=True)
-class TimedHandoff:
+class TimedHandoff(NamedTuple):
     """A project or mission handoff: its folder, id time and ``produced_at``."""
 
     folder: str
