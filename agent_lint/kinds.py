@@ -13,6 +13,7 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: The id shape shared by most prefixed record ids (``D-…``, ``WP-…``, ``M-…``).
 _SUFFIX = r"[A-Za-z0-9][A-Za-z0-9._-]*"
@@ -247,8 +248,7 @@ def paths(*fields: str) -> tuple[tuple[str, ...], ...]:
     return tuple(spec(f) for f in fields)
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """A file classified as ``kind``, with the named groups of its path."""
 
     kind: Kind

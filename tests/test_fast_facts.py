@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from agent_lint import markdown
 from agent_lint.index import field_values, walk_field
-from agent_lint.kinds import EACH
+from agent_lint.kinds import EACH, Format
+from agent_lint.loading import parse
 from agent_lint.positions import escape_token
 from agent_lint.profiles.cortex import checksum
 from agent_lint.profiles.cortex.states import _timestamps
@@ -86,6 +87,70 @@ def test_timestamp_order_pointer_escapes_keys() -> None:
     late = {"created_at": "2026-01-02T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
     data = {"a/b": [{"c~d": late}]}
     assert _timestamps(data) == [("/a~1b/0/c~0d", late["created_at"], late["updated_at"])]
+
+
+def _escaped_keys(text: str) -> str:
+    """JSON text with every ``_`` written as ``\\u005f``: the same keys, spelt otherwise."""
+    return text.replace("_", "\\u005f")
+
+
+def _written(data: Any, style: str) -> tuple[Format, str]:
+    """``data`` written as a file would hold it, in one of several spellings."""
+    import yaml
+
+    if style == "json":
+        return Format.JSON, json.dumps(data, indent=2)
+    if style == "json-escaped":
+        return Format.JSON, _escaped_keys(json.dumps(data))
+    if style == "yaml-quoted":
+        return Format.YAML, yaml.safe_dump(data, default_style='"', allow_unicode=True)
+    return Format.YAML, yaml.safe_dump(data, allow_unicode=True)
+
+
+LATE = {"created_at": "2026-01-02T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
+#: Documents, half of them with an object whose update precedes its creation.
+SOME_LATE = st.tuples(DOCUMENTS, st.booleans()).map(
+    lambda t: {"a": t[0], "b": LATE} if t[1] else t[0]
+)
+
+
+@MANY
+@given(SOME_LATE, st.sampled_from(["json", "json-escaped", "yaml", "yaml-quoted"]))
+def test_timestamp_order_skips_only_texts_that_cannot_hold_both_keys(data: Any, style: str) -> None:
+    """Given the file's text, the check finds what the full walk of the parsed data finds."""
+    fmt, text = _written(data, style)
+    loaded = parse("x", fmt, text.encode("utf-8"))
+    if not loaded.ok:
+        return  # a spelling the reader refuses (a YAML 1.1 scalar): nothing to compare
+    assert _timestamps(loaded.data, loaded.text) == _timestamps(loaded.data)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        (
+            Format.JSON,
+            '{"created\\u005fat": "2026-01-02T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}',
+        ),
+        (Format.YAML, '"created\\x5fat": 2026-01-02T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\n'),
+        (
+            Format.YAML,
+            "x: &a created_at\ny:\n  *a : 2026-01-02T00:00:00Z\n"
+            "  updated_at: 2026-01-01T00:00:00Z\n",
+        ),
+        (
+            Format.MARKDOWN,
+            "---\ncreated_at: 2026-01-02T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\n---\n# t\n",
+        ),
+    ],
+)
+def test_timestamp_order_reads_keys_however_they_are_written(fmt: Format, text: str) -> None:
+    """Escaped keys, keys by alias and front matter are still walked and found."""
+    loaded = parse("x", fmt, text.encode("utf-8"))
+    assert loaded.ok, loaded.problems
+    found = _timestamps(loaded.data, loaded.text)
+    assert len(found) == 1
+    assert found == _timestamps(loaded.data)
 
 
 def _checksum_reference(handoff: dict[str, Any]) -> str:

@@ -196,15 +196,29 @@ def find_cycles(edges: dict[str, list[str]]) -> list[list[str]]:
     return sorted(cycles)
 
 
-def _timestamps(data: Any) -> list[tuple[str, str, str]]:
+def _timestamps(data: Any, text: str | None = None) -> list[tuple[str, str, str]]:
     """``(pointer, created_at, updated_at)`` of every object whose update precedes its creation.
 
     Objects are visited in document order; the pointer is built only for a hit,
-    so a clean record costs one walk over its containers and nothing more.
+    so a clean record costs one walk over its containers and nothing more. With
+    ``text``, the file's text, a record that cannot hold both fields is not
+    walked at all (:func:`may_name_both`).
     """
     found: list[tuple[str, str, str]] = []
-    _visit_timestamps(data, [], found)
+    if text is None or may_name_both(text):
+        _visit_timestamps(data, [], found)
     return found
+
+
+def may_name_both(text: str) -> bool:
+    """Whether a document written as ``text`` may have a key ``created_at`` and one ``updated_at``.
+
+    A key of a JSON or YAML document is its text as written unless it uses an
+    escape, which needs a backslash (JSON's ``\\u…``, a double-quoted YAML
+    scalar's); a folded YAML key gains a space or a line break, never loses
+    one. So a text without a backslash holds both keys only if it names both.
+    """
+    return "\\" in text or ("updated_at" in text and "created_at" in text)
 
 
 def _visit_timestamps(data: Any, trail: list[Any], found: list[tuple[str, str, str]]) -> None:
@@ -245,7 +259,7 @@ def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
                 f"(expected memory/{clip(kind)}/)",
                 pointer="/type",
             )
-    for pointer, created, updated in _timestamps(ctx.data):
+    for pointer, created, updated in _timestamps(ctx.data, ctx.text):
         yield TIMESTAMP_ORDER.at(
             ctx.path,
             f"updated_at {updated} is earlier than created_at {created}",
