@@ -19,6 +19,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.fileio import NotRead, check_regular, in_git_dir
@@ -221,8 +222,7 @@ def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A file to read (``problem`` is None) or a problem met on the walk.
 
     ``path`` is the entry's absolute path, ``relpath`` its path in the agent
