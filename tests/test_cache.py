@@ -446,7 +446,7 @@ def test_racy_edit_is_seen_though_the_stamp_is_the_same(
 
     def one_stamp(*args: Any, **kwargs: Any) -> Any:
         for entry in real_walk(*args, **kwargs):
-            yield dataclasses.replace(entry, stamp=fake[0]) if entry.stamp else entry
+            yield entry._replace(stamp=fake[0]) if entry.stamp else entry
 
     monkeypatch.setattr(linter, "walk", one_stamp)
     now = time.time_ns()

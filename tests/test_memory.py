@@ -11,6 +11,22 @@ from agent_lint.profiles.astrion import facts as astrion_facts
 from agent_lint.profiles.cortex import facts as cortex_facts
 from agent_lint.profiles.cortex import handoffs
 
+
+def _named_tuple(cls: type) -> bool:
+    return issubclass(cls, tuple) and "_fields" in vars(cls)
+
+
+def _frozen_dataclass(cls: type) -> bool:
+    return dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def _arity(cls: type) -> int:
+    """How many values the constructor of a named tuple or dataclass takes."""
+    if _named_tuple(cls):
+        return len(cls._fields)  # type: ignore[attr-defined]
+    return sum(1 for f in dataclasses.fields(cls) if f.init)
+
+
 KEPT = [
     index.Identity,
     index.Reference,
@@ -27,8 +43,7 @@ KEPT = [
         for cls in vars(module).values()
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
-        and dataclasses.is_dataclass(cls)
-        and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        and (_named_tuple(cls) or _frozen_dataclass(cls))
     ),
 ]
 
@@ -36,7 +51,6 @@ KEPT = [
 @pytest.mark.parametrize("cls", KEPT, ids=lambda cls: cls.__qualname__)
 def test_facts_kept_to_the_end_of_a_run_have_no_instance_dict(cls: type) -> None:
     """A fact of which a run keeps hundreds of thousands carries no per-instance dict."""
-    fields = dataclasses.fields(cls)
-    fact = cls(*(None for f in fields if f.init))
+    fact = cls(*(None for _ in range(_arity(cls))))
     assert not hasattr(fact, "__dict__")
     assert "__slots__" in vars(cls)
