@@ -230,7 +230,10 @@ def scan(text: str) -> Note:
             fence = opener.group(1)
             previous = ""
             continue
-        line = _blank_code(raw)
+        if not raw:  # a blank line holds nothing and ends the text a setext underline needs
+            previous = ""
+            continue
+        line = _blank_code(raw) if "`" in raw else raw
         heading = atx_heading(line) if "#" in line else None
         if heading is None and underlines and previous.strip() and _SETEXT.match(line):
             heading = previous.strip()
