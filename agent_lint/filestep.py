@@ -96,7 +96,7 @@ def check_file(
     own = _file_checks(checks, ctx)
     found.extend(own)
     kept = (configured(d, config) for d in own)
-    clean = not any(d is not None and d.severity is Severity.ERROR for d in kept)
+    clean = not own or not any(d is not None and d.severity is Severity.ERROR for d in kept)
     facts = (file_facts(profile, ctx, clean),)
     return FileOutcome(tuple(found), facts, title, shows, spent, True)
 
