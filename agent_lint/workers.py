@@ -265,7 +265,7 @@ def _send(results: Iterable[Any], stream: IO[bytes]) -> None:
 
 
 class _Rebuilt(dict[type, Callable[[Any], tuple[Any, ...]]]):
-    """How each dataclass is pickled: as a call of the class with its field values.
+    """How each dataclass and named tuple is pickled: as a call of the class with its field values.
 
     Unpickled the default way, an instance gets its ``__dict__`` filled in
     afterwards, a dictionary of its own that takes half as much memory again
@@ -275,6 +275,11 @@ class _Rebuilt(dict[type, Callable[[Any], tuple[Any, ...]]]):
     other type is pickled as usual (by its ``__reduce_ex__``, as a pickler
     does without a table; classes, whose metaclass the pickler handles
     itself, are left to it).
+
+    A named tuple's constructor takes exactly its fields too: giving them as
+    a plain tuple spares the default path's ``__reduce_ex__`` and
+    ``__getnewargs__`` calls, half the cost of sending a file's facts (tens
+    of thousands of references, paths and ids at 10,000 files).
     """
 
     def __missing__(self, kind: type) -> Callable[[Any], tuple[Any, ...]]:
@@ -283,6 +288,13 @@ class _Rebuilt(dict[type, Callable[[Any], tuple[Any, ...]]]):
 
         if issubclass(kind, type):
             raise KeyError(kind)
+        if _is_named_tuple(kind):
+
+            def rebuilt(value: Any) -> tuple[Any, ...]:
+                return kind, tuple(value)
+
+            self[kind] = rebuilt
+            return rebuilt
         fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else ()
         if fields and all(f.init for f in fields) and not hasattr(kind, "__post_init__"):
             names = tuple(field.name for field in fields)
@@ -297,3 +309,20 @@ class _Rebuilt(dict[type, Callable[[Any], tuple[Any, ...]]]):
 
         self[kind] = reduce
         return reduce
+
+
+def _is_named_tuple(kind: type) -> bool:
+    """Whether ``kind`` is a class ``namedtuple()`` or ``typing.NamedTuple`` made.
+
+    Its constructor takes exactly its fields (neither lets a class body replace
+    ``__new__``); a subclass of one, or one that changes how it is pickled, is
+    pickled as usual.
+    """
+    own = vars(kind)
+    return (
+        kind.__bases__ == (tuple,)
+        and "_fields" in own
+        and "_make" in own
+        and "__reduce__" not in own
+        and "__reduce_ex__" not in own
+    )

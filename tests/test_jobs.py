@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from conftest import no_children_left
@@ -390,3 +390,53 @@ def test_results_are_sent_as_they_were_built(generated: Path, tmp_path: Path) ->
     assert back[1].text == "padded"
     facts = [f for value in back[4:] if value.outcome for f in value.outcome.facts]
     assert any(f.references for f in facts) and any(f.identities for f in facts)
+    # A tuple equals a named tuple of the same items: the types must come back too.
+    assert [_types(value) for value in back] == [_types(value) for value in values]
+
+
+def _types(value: Any) -> Any:
+    """The types of ``value`` and of every tuple, list and dict item in it, nested alike."""
+    if isinstance(value, (tuple, list)):
+        return (type(value), [_types(item) for item in value])
+    if isinstance(value, dict):
+        return (type(value), {key: _types(item) for key, item in value.items()})
+    return type(value)
+
+
+class _Pair(NamedTuple):
+    """A named tuple, rebuilt by its constructor."""
+
+    left: str
+    right: int = 0
+
+
+class _OrderedPair(_Pair):
+    """A subclass of a named tuple: pickled the usual way."""
+
+    def __new__(cls, left: str, right: int = 0) -> _OrderedPair:
+        return super().__new__(cls, min(left, str(right)), right)
+
+
+class _Counted(NamedTuple):
+    """A named tuple that says how it is pickled: that way is kept."""
+
+    count: int
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Counted, (self.count + 1,)
+
+
+def test_named_tuples_are_rebuilt_by_their_constructors(tmp_path: Path) -> None:
+    values: list[Any] = [_Pair("a", 1), _Pair("b"), _OrderedPair("z", 3), _Counted(1)]
+    values.append((_Pair("c", 2), [_Pair("d", 3)], {"e": _Pair("e")}))
+    with (tmp_path / "stream").open("wb") as stream:
+        workers._send(iter(values), stream)
+    with (tmp_path / "stream").open("rb") as stream:
+        back = pickle.load(stream)
+    assert [_types(value) for value in back] == [_types(value) for value in values]
+    assert back[:3] == [("a", 1), ("b", 0), ("3", 3)]
+    assert back[3] == (2,)  # its own __reduce__ was used
+    assert back[4] == values[4]
+    assert workers._is_named_tuple(_Pair)
+    assert not workers._is_named_tuple(_OrderedPair) and not workers._is_named_tuple(_Counted)
+    assert not workers._is_named_tuple(tuple)
