@@ -390,14 +390,19 @@ class Repository:
             return None
         return done.stdout.decode("ascii").strip() or None
 
-    def parents_not_in(self, head: str, excluded: str) -> dict[str, list[str]]:
-        """Commits reachable from ``head`` but not from ``excluded``, with their parents."""
-        out = self.run("rev-list", "--parents", head, "--not", excluded, "--")
+    def parents_not_in(self, head: str, excluded: str) -> tuple[dict[str, list[str]], set[str]]:
+        """Commits reachable from ``head`` but not from ``excluded``, with their parents; and
+        the boundary: the commits reachable from ``excluded`` that are parents of those."""
+        out = self.run("rev-list", "--parents", "--boundary", head, "--not", excluded, "--")
         graph: dict[str, list[str]] = {}
+        boundary: set[str] = set()
         for line in out.decode("ascii").splitlines():
             commit, *parents = line.split()
-            graph[commit] = parents
-        return graph
+            if commit.startswith("-"):
+                boundary.add(commit[1:])
+            else:
+                graph[commit] = parents
+        return graph, boundary
 
     def ls_tree(self, commit: str, prefix: str, recursive: bool = True) -> dict[str, TreeEntry]:
         """Entries of ``commit``'s tree under ``prefix``: every file below it (submodules
