@@ -44,6 +44,7 @@ __all__ = [
     "InChild",
     "available_cores",
     "can_fork",
+    "gate_beside",
     "processes_for",
 ]
 
@@ -86,6 +87,19 @@ def processes_for(jobs: int | None, files: int) -> int:
     if wanted <= 1 or not can_fork():
         return 1
     return wanted
+
+
+def gate_beside(jobs: int | None, files: int) -> bool:
+    """Whether the ``--base`` gate runs in a forked child beside the pass over ``files`` files.
+
+    Whenever the run forks processes to check its files, and with ``auto`` on more than
+    one core at any size: the gate is mostly waiting on git processes and its own work
+    apart from the pass, so on a second core it adds little to the run's wall time.
+    ``--jobs 1`` keeps everything in the run's own process.
+    """
+    if processes_for(jobs, files) >= 2:
+        return True
+    return jobs is None and available_cores() >= 2 and can_fork()
 
 
 class _Child:
