@@ -103,18 +103,19 @@ def test_git_processes_do_not_grow_with_modified_handoffs(
         assert "config" not in commands  # core.autocrlf matters only to a file holding a CR
         commands = [c for c in commands if c != "check-attr"]
         counts.append(len(commands))
-        # HEAD's walk of its own commits (when it has any) tells the merge-base; one
-        # cat-file reads both sides' blobs, one log names the commits that added them.
+        # Finding the repository tells HEAD, and HEAD's walk of its own commits (when it has
+        # any) the merge-base; one cat-file reads both sides' blobs, one log names the
+        # commits that added them.
         walk = ["rev-list"] if committed else []  # the work tree's HEAD is the base itself
         assert commands == [
-            "rev-parse", "rev-parse", "rev-parse", *walk,
+            "rev-parse", "rev-parse", *walk,
             "ls-tree", "ls-tree", "ls-files", "log", "cat-file",
         ]  # fmt: skip
     assert counts[0] == counts[1]
 
 
 @pytest.mark.parametrize("base", ["HEAD", "main"])
-def test_a_base_that_is_head_is_resolved_once_and_needs_no_walk(
+def test_a_base_that_is_head_needs_no_walk(
     merged: tuple[Path, list[str]],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -131,7 +132,7 @@ def test_a_base_that_is_head_is_resolved_once_and_needs_no_walk(
         git(root, "checkout", "-q", "-f", "main")
     assert [code for code, _, _ in found] == ["AL601"]
     commands = [_subcommand(args) for args in started]
-    assert commands.count("rev-parse") == (2 if base == "HEAD" else 3)
+    assert commands.count("rev-parse") == (1 if base == "HEAD" else 2)
     assert "rev-list" not in commands and "merge-base" not in commands
 
 

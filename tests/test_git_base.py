@@ -185,3 +185,17 @@ def test_the_merge_base_from_the_walk_is_the_one_git_names(tmp_path):
             assert isinstance(found, gitgate.Located), (head, base)
             assert (found.merge_base, found.fork) == expected, (head, base)
             assert found.head == head_id
+
+
+def test_finding_the_repository_tells_the_commit_head_names(tmp_path):
+    from agent_lint.gitplumbing import Repository
+
+    folder = tmp_path / "new"
+    shutil.copytree(FIXTURES / "valid", folder)
+    git(folder, "init", "-q", "-b", "main")
+    unborn = Repository.discover(folder / ".agent")
+    assert unborn is not None and unborn.found_head is None and unborn.head() is None
+    head = commit_all(folder, "first")
+    found = Repository.discover(folder / ".agent")
+    assert found is not None and found.found_head == head == found.head()
+    assert found == unborn  # the same repository, whatever HEAD named when it was found

@@ -127,7 +127,7 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
         return ["no base branch to compare with (no upstream branch, origin/HEAD, "
                 "origin/main or origin/master)"]  # fmt: skip
     base, base_name = resolved
-    head = base if spec == "HEAD" else repo.commit("HEAD")
+    head = base if spec == "HEAD" else repo.head()
     if head is None:
         return [NO_COMMIT]
     _check_change_head(repo, head)
@@ -240,7 +240,7 @@ def _tracks(repo: Repository, folder: Path) -> bool:
         return False
     if repo.ls_index([path]):
         return True
-    head = repo.commit("HEAD")
+    head = repo.head()
     return head is not None and bool(repo.ls_tree(head, path))
 
 
@@ -310,7 +310,7 @@ def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:
             if commit is not None:
                 return commit, repo.symbolic_name(candidate) or candidate
         return None
-    commit = repo.commit(spec)
+    commit = repo.head() if spec == "HEAD" else repo.commit(spec)
     if commit is None:
         hint = _hint(repo, spec)
         raise ConfigError(f"--base {spec!r} is not a commit in this repository. {hint}")
