@@ -114,7 +114,7 @@ def test_git_processes_do_not_grow_with_modified_handoffs(
     assert counts[0] == counts[1]
 
 
-@pytest.mark.parametrize("base", ["HEAD", "main"])
+@pytest.mark.parametrize("base", ["HEAD", "head-id", "main"])
 def test_a_base_that_is_head_needs_no_walk(
     merged: tuple[Path, list[str]],
     capsys: pytest.CaptureFixture[str],
@@ -125,6 +125,8 @@ def test_a_base_that_is_head_needs_no_walk(
     git(root, "checkout", "-q", "-B", "change", "main")
     try:
         _revise(root, handoffs[0])
+        if base == "head-id":
+            base = git(root, "rev-parse", "HEAD").strip()
         with monkeypatch.context() as patch:
             started = _processes(patch)
             found = _gate(root, capsys, base)
@@ -132,7 +134,8 @@ def test_a_base_that_is_head_needs_no_walk(
         git(root, "checkout", "-q", "-f", "main")
     assert [code for code, _, _ in found] == ["AL601"]
     commands = [_subcommand(args) for args in started]
-    assert commands.count("rev-parse") == (1 if base == "HEAD" else 2)
+    # Finding the repository resolved HEAD: neither HEAD nor its commit id is asked again.
+    assert commands.count("rev-parse") == (2 if base == "main" else 1)
     assert "rev-list" not in commands and "merge-base" not in commands
 
 

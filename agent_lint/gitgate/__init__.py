@@ -310,7 +310,8 @@ def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:
             if commit is not None:
                 return commit, repo.symbolic_name(candidate) or candidate
         return None
-    commit = repo.head() if spec == "HEAD" else repo.commit(spec)
+    # HEAD, or HEAD's own commit id, was resolved when the repository was found.
+    commit = repo.head() if spec in ("HEAD", repo.found_head) else repo.commit(spec)
     if commit is None:
         hint = _hint(repo, spec)
         raise ConfigError(f"--base {spec!r} is not a commit in this repository. {hint}")
