@@ -15,7 +15,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agent_lint import workers
 from agent_lint.config import Config, ConfigError, Limits, load_config
@@ -57,12 +57,6 @@ if TYPE_CHECKING:
     from agent_lint.filesystem import AddedIn, Standing
     from agent_lint.gittree import RecordHistory
     from agent_lint.positions import Locations
-
-    #: The gate's outcome computed beside the pass (see ``_start_gate``).
-    _EarlyGate: TypeAlias = (
-        workers.InChild[gitgate.Outcome | ConfigError]
-        | workers.InThread[gitgate.Outcome | ConfigError]
-    )
 
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
@@ -386,7 +380,7 @@ class _Passed:
     holds_state: bool = False
     files: list[tuple[str, str]] = field(default_factory=list)
     files_checked: int = 0
-    early_gate: _EarlyGate | None = None
+    early_gate: workers.InChild[gitgate.Outcome | ConfigError] | None = None
 
 
 def _roots(only: Sequence[Path]) -> list[Path]:
@@ -563,38 +557,30 @@ def _start_gate(
     jobs: int | None,
     files: int,
     forked: contextlib.ExitStack | None,
-) -> _EarlyGate | None:
-    """The gate started beside the pass over ``files`` walked files; None when the run's
-    own thread is to run it after the pass.
+) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
+    """The gate run by a forked child while the pass over ``files`` walked files runs; None
+    when the run's own process is to run it after the pass.
 
-    It starts for ``--jobs N`` above 1, and for ``auto`` on more than one core
-    (:func:`workers.gate_beside`): the gate's git processes then use another core while
-    this process parses. When the run forks processes to check files, the gate runs in
-    one more forked child; otherwise in a thread, as a fork of a run's heap costs more
-    CPU time (its pages copied as either process writes them) than the gate's own
-    Python work, which is mostly waiting on git. With ``--jobs 1`` (or one core) this
-    thread runs it after the pass. The walk is done and the cache folder exists, and
-    nothing of the work tree changes until the gate's outcome is taken, so it is the
-    outcome the gate gives after the pass.
+    A child is forked for ``--jobs N`` above 1, and for ``auto`` on more than one core
+    (:func:`workers.gate_beside`): the gate's git processes and its own work then use
+    another core while this process parses; the fork costs a few milliseconds of CPU
+    time. With ``--jobs 1`` (or one core) this process runs it. The walk is done and
+    the cache folder exists, and nothing of the work tree changes until the gate's
+    outcome is taken, so it is the outcome the gate gives after the pass.
     """
     if forked is None or not workers.gate_beside(jobs, files):
         return None
-    beside: _EarlyGate
-    if workers.processes_for(jobs, files) >= 2:
-        beside = workers.InChild(lambda: _gate(target, request))
-    else:
-        beside = workers.InThread(lambda: _gate(target, request))
-    forked.callback(beside.close)
-    return beside
+    child = workers.InChild(lambda: _gate(target, request))
+    forked.callback(child.close)
+    return child
 
 
 def _gate_outcome(
     target: Target,
     request: gitgate.Request,
-    early: _EarlyGate | None,
+    early: workers.InChild[gitgate.Outcome | ConfigError] | None,
 ) -> gitgate.Outcome:
-    """The gate's outcome: the one computed beside the pass, else computed here (the same
-    either way)."""
+    """The gate's outcome: the forked child's, else computed here (the same either way)."""
     found = early.result() if early is not None else None
     if found is None:
         found = _gate(target, request)

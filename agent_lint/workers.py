@@ -42,7 +42,6 @@ __all__ = [
     "MIN_FILES_PER_PROCESS",
     "Ahead",
     "InChild",
-    "InThread",
     "available_cores",
     "can_fork",
     "gate_beside",
@@ -91,16 +90,16 @@ def processes_for(jobs: int | None, files: int) -> int:
 
 
 def gate_beside(jobs: int | None, files: int) -> bool:
-    """Whether the ``--base`` gate runs beside the pass over ``files`` files.
+    """Whether the ``--base`` gate runs in a forked child beside the pass over ``files`` files.
 
-    Whenever the run forks processes to check its files (then in one more forked
-    child), and with ``auto`` on more than one core at any size (then in a thread): the
-    gate mostly waits on git processes, which then run on another core while the pass
-    parses. ``--jobs 1`` runs it after the pass.
+    Whenever the run forks processes to check its files, and with ``auto`` on more than
+    one core at any size: the gate is mostly waiting on git processes and its own work
+    apart from the pass, so on a second core it adds little to the run's wall time.
+    ``--jobs 1`` keeps everything in the run's own process.
     """
     if processes_for(jobs, files) >= 2:
         return True
-    return jobs is None and available_cores() >= 2
+    return jobs is None and available_cores() >= 2 and can_fork()
 
 
 class _Child:
@@ -258,45 +257,6 @@ class InChild(Generic[R]):
         child, self._child = self._child, None
         if child is not None:
             child.end()
-
-
-class InThread(Generic[R]):
-    """``work()`` computed by a thread of this process while the calling thread goes on.
-
-    The same contract as :class:`InChild`: :meth:`result` waits for the thread and gives
-    what ``work`` returned, or None when it raised (the caller then calls ``work``
-    itself, so the error is the one a single thread gives). No fork: the thread shares
-    the process's memory, so nothing is copied, and while ``work`` waits on other
-    processes (the gate's git commands) the calling thread runs.
-    """
-
-    def __init__(self, work: Callable[[], R]) -> None:
-        self._found: list[R] = []
-        self._thread: threading.Thread | None = threading.Thread(
-            target=self._run, args=(work,), name="agent-lint-gate", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, work: Callable[[], R]) -> None:
-        with contextlib.suppress(BaseException):  # the caller computes the result itself
-            self._found.append(work())
-
-    def result(self) -> R | None:
-        """What ``work`` returned (waiting for the thread), or None (see the class)."""
-        self._join()
-        found, self._found = self._found, []
-        return found[0] if found else None
-
-    def close(self) -> None:
-        """Wait for the thread to end (its git processes are not left running); its result
-        is no longer wanted."""
-        self._join()
-        self._found = []
-
-    def _join(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join()
 
 
 def _send(results: Iterable[Any], stream: IO[bytes]) -> None:

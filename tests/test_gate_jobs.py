@@ -1,16 +1,15 @@
-"""The append-only gate run beside the pass reports exactly what one process reports.
+"""The append-only gate run by a forked child reports exactly what one process reports.
 
-With ``--base``, when a run forks processes to check its files, the gate
-(AL6xx) runs in one more child, forked once the walk is done, while the pass
-over files runs; with ``--jobs auto`` on two cores or more and too few files
-to fork, it runs in a thread of the run's process.
+With ``--base``, when a run forks processes to check its files, or with
+``--jobs auto`` on two cores or more, the gate (AL6xx) runs in one more
+child, forked once the walk is done, while the pass over files runs.
 Differential tests compare ``--jobs 1`` (the gate in the run's own process)
 with ``--jobs 2`` and ``auto`` on a generated repository under git with
 modified, deleted, renamed and new handoffs, in every output format, for the
 work tree, for ``--staged`` and with ``--new-only``; the outputs must be
 byte-identical. A usage error of the gate is the same error, and a child that
 fails leaves the gate to the run's own process. Unit tests cover
-:class:`agent_lint.workers.InChild` and :class:`agent_lint.workers.InThread` themselves.
+:class:`agent_lint.workers.InChild` itself.
 """
 
 from __future__ import annotations
@@ -116,21 +115,6 @@ def children(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return seen
 
 
-@pytest.fixture
-def threads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Whether each gate a run started in a thread came back from it (False: it failed)."""
-    seen: list[bool] = []
-    real = workers.InThread.result
-
-    def result(self: workers.InThread[Any]) -> Any:
-        found = real(self)
-        seen.append(found is not None)
-        return found
-
-    monkeypatch.setattr(workers.InThread, "result", result)
-    return seen
-
-
 def lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """Run the command line (once the process can fork); its exit code, stdout and stderr."""
     settle()
@@ -200,51 +184,29 @@ def test_one_process_runs_the_gate_itself(
     changed: Path,
     capsys: pytest.CaptureFixture[str],
     children: list[bool],
-    threads: list[bool],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(workers, "available_cores", lambda: 1)  # auto on one core
     lint(capsys, "--no-cache", "--base", "main", str(changed))
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
     lint(capsys, "--no-cache", "--jobs", "1", "--base", "main", str(changed))
-    assert children == [] and threads == []
+    assert children == []
 
 
-@pytest.mark.parametrize(
-    "extra", [[], ["--staged"], ["--new-only"]], ids=["work-tree", "staged", "new-only"]
-)
-def test_on_two_cores_the_gate_runs_in_a_thread_beside_a_pass_of_one_process(
+def test_on_two_cores_the_gate_runs_beside_a_pass_of_one_process(
     changed: Path,
     capsys: pytest.CaptureFixture[str],
     children: list[bool],
-    threads: list[bool],
     monkeypatch: pytest.MonkeyPatch,
-    extra: list[str],
 ) -> None:
-    """Too few files to fork checkers: the gate runs in a thread (no fork), same output."""
+    """Too few files to fork checkers: the gate alone runs in a child, with the same output."""
     monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 10**6)
     assert workers.processes_for(None, 10**5) == 1
     for fmt in FORMATS:
-        args = ["--no-cache", "--output-format", fmt, "--base", "main", *extra, str(changed)]
+        args = ["--no-cache", "--output-format", fmt, "--base", "main", str(changed)]
         single = lint(capsys, "--jobs", "1", *args)
         assert lint(capsys, *args) == single, fmt
-    assert children == [] and threads == [True] * len(FORMATS)
-    assert threading.active_count() == 1  # the gate's thread ended with the run
-    assert no_children_left()
-
-
-def test_a_usage_error_of_the_gate_is_the_same_from_the_thread(
-    changed: Path,
-    capsys: pytest.CaptureFixture[str],
-    threads: list[bool],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(workers, "available_cores", lambda: 2)
-    args = ["--no-cache", "--base", "no-such-branch", str(changed)]
-    single = lint(capsys, "--jobs", "1", *args)
-    assert single[0] == 2 and "no-such-branch" in single[2]
-    assert lint(capsys, *args) == single
-    assert threads == [True]  # the thread's outcome was the error
+    assert children == [True] * len(FORMATS)
 
 
 # --- InChild ------------------------------------------------------------------------------------
@@ -293,42 +255,6 @@ def test_a_process_with_threads_computes_nothing_in_a_child() -> None:
     finally:
         stop.set()
         thread.join()
-
-
-# --- InThread -----------------------------------------------------------------------------------
-
-
-def test_the_thread_computes_the_result() -> None:
-    beside = workers.InThread(lambda: ("from", threading.get_ident()))
-    found = beside.result()
-    assert found is not None and found[0] == "from" and found[1] != threading.get_ident()
-    assert beside.result() is None  # taken once
-    assert threading.active_count() == 1
-
-
-def test_a_failing_thread_gives_none() -> None:
-    def work() -> int:
-        raise RuntimeError("the work failed")
-
-    assert workers.InThread(work).result() is None
-    assert threading.active_count() == 1
-
-
-def test_closing_waits_for_the_thread() -> None:
-    started, go_on = threading.Event(), threading.Event()
-
-    def work() -> int:
-        started.set()
-        go_on.wait()
-        return 1
-
-    beside = workers.InThread(work)
-    started.wait()
-    threading.Timer(0.05, go_on.set).start()
-    beside.close()
-    assert go_on.is_set() and beside.result() is None
-    time.sleep(0.01)  # the timer's own thread ends
-    assert threading.active_count() == 1
 
 
 def test_a_closed_blob_reader_leaves_no_thread(changed: Path) -> None:
