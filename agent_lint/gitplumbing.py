@@ -25,6 +25,7 @@ byte sequence in a file name round-trips.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -77,6 +78,11 @@ REGULAR_MODES = frozenset({"100644", "100755", "100664"})
 #: Skip-worktree flag of an index entry as ``ls-files --debug`` prints it.
 _SKIP_WORKTREE = 0x40000000
 _TIMEOUT_SECONDS = 120
+
+
+#: ``rev-parse`` options that print the one revision following them, or nothing (exit 1).
+_VERIFY = ("--verify", "--quiet", "--end-of-options")
+_OBJECT_ID = re.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 
 
 class GitError(Exception):
@@ -210,10 +216,15 @@ def _split_z(data: bytes) -> Iterator[bytes]:
 
 @dataclass(frozen=True)
 class Repository:
-    """A git repository: its work tree and git directory."""
+    """A git repository: its work tree and git directory.
+
+    ``found_head`` is the commit HEAD named when :meth:`discover` found the
+    repository (the same git process told both), None when not known.
+    """
 
     top: Path
     git_dir: Path
+    found_head: str | None = dataclasses.field(default=None, compare=False)
 
     def _git(
         self,
@@ -281,17 +292,21 @@ class Repository:
         """The repository at ``top`` that ``dot_git`` (a folder or a gitfile) names.
 
         None when it names none: git's discovery then goes on up, and so does
-        :meth:`discover`.
+        :meth:`discover`. The same process tells the commit HEAD names, if any
+        (exit status 1 and no second line when there is none).
         """
-        done = _run(["rev-parse", "--absolute-git-dir"], top, git_dir=dot_git, work_tree=top)
-        if done.returncode != 0:
+        args = ["rev-parse", "--absolute-git-dir", *_VERIFY, "HEAD^{commit}"]
+        done = _run(args, top, git_dir=dot_git, work_tree=top)
+        lines = done.stdout.rstrip(b"\n").split(b"\n")
+        if done.returncode not in (0, 1) or not lines[0]:
             message = done.stderr.decode("utf-8", "replace").strip()
             if "not a git repository" in message or "gitfile" in message:
                 return None
-            lines = message.splitlines()
-            raise GitError(f"git: {lines[-1] if lines else 'cannot read the repository'}")
-        git_dir = decode(done.stdout.rstrip(b"\n"))
-        return cls(top, Path(git_dir)) if git_dir else None
+            last = message.splitlines()
+            raise GitError(f"git: {last[-1] if last else 'cannot read the repository'}")
+        git_dir = decode(lines[0])
+        head = lines[1].decode("ascii", "replace") if done.returncode == 0 else ""
+        return cls(top, Path(git_dir), head if len(lines) == 2 and _OBJECT_ID.match(head) else None)
 
     @classmethod
     def from_environment(cls) -> Repository | None:
@@ -364,10 +379,13 @@ class Repository:
         except (OSError, UnicodeDecodeError):
             return set()
 
+    def head(self) -> str | None:
+        """The commit HEAD names, or None when there is no commit yet."""
+        return self.found_head or self.commit("HEAD")
+
     def commit(self, revision: str) -> str | None:
         """The commit id ``revision`` names, or None."""
-        args = ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"]
-        done = self._git(args)
+        done = self._git(["rev-parse", *_VERIFY, f"{revision}^{{commit}}"])
         if done.returncode != 0:
             return None
         return done.stdout.decode("ascii", "replace").strip() or None
@@ -390,14 +408,19 @@ class Repository:
             return None
         return done.stdout.decode("ascii").strip() or None
 
-    def parents_not_in(self, head: str, excluded: str) -> dict[str, list[str]]:
-        """Commits reachable from ``head`` but not from ``excluded``, with their parents."""
-        out = self.run("rev-list", "--parents", head, "--not", excluded, "--")
+    def parents_not_in(self, head: str, excluded: str) -> tuple[dict[str, list[str]], set[str]]:
+        """Commits reachable from ``head`` but not from ``excluded``, with their parents; and
+        the boundary: the commits reachable from ``excluded`` that are parents of those."""
+        out = self.run("rev-list", "--parents", "--boundary", head, "--not", excluded, "--")
         graph: dict[str, list[str]] = {}
+        boundary: set[str] = set()
         for line in out.decode("ascii").splitlines():
             commit, *parents = line.split()
-            graph[commit] = parents
-        return graph
+            if commit.startswith("-"):
+                boundary.add(commit[1:])
+            else:
+                graph[commit] = parents
+        return graph, boundary
 
     def ls_tree(self, commit: str, prefix: str, recursive: bool = True) -> dict[str, TreeEntry]:
         """Entries of ``commit``'s tree under ``prefix``: every file below it (submodules

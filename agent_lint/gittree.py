@@ -521,7 +521,7 @@ class RecordHistory:
                 located = gitgate.locate(self.target, self.base)
                 if isinstance(located, gitgate.Located):
                     reference = located.merge_base
-            self.reference = reference or repo.commit("HEAD")
+            self.reference = reference or repo.head()
             self.session = GitSession(repo, self.target)
         if self.reference is not None:
             prefix = self.session.tree_path(str(self.target.agent_dir)) or ""

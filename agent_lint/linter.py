@@ -561,14 +561,14 @@ def _start_gate(
     """The gate run by a forked child while the pass over ``files`` walked files runs; None
     when the run's own process is to run it after the pass.
 
-    A child is forked for ``--jobs N`` above 1, and for ``auto`` when it would fork
-    processes to check the files (more than one core, enough files): below that the gate
-    costs little, and a fork costs more CPU time than it saves wall time. The walk is done and
+    A child is forked for ``--jobs N`` above 1, and for ``auto`` on more than one core
+    (:func:`workers.gate_beside`): the gate's git processes and its own work then use
+    another core while this process parses; the fork costs a few milliseconds of CPU
+    time. With ``--jobs 1`` (or one core) this process runs it. The walk is done and
     the cache folder exists, and nothing of the work tree changes until the gate's
-    outcome is taken, so it is the outcome the gate gives after the pass; its git
-    processes and its own work use another core while this process parses.
+    outcome is taken, so it is the outcome the gate gives after the pass.
     """
-    if forked is None or workers.processes_for(jobs, files) < 2:
+    if forked is None or not workers.gate_beside(jobs, files):
         return None
     child = workers.InChild(lambda: _gate(target, request))
     forked.callback(child.close)

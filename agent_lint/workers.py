@@ -44,6 +44,7 @@ __all__ = [
     "InChild",
     "available_cores",
     "can_fork",
+    "gate_beside",
     "processes_for",
 ]
 
@@ -57,6 +58,10 @@ MIN_FILES_PER_PROCESS = 1000
 CHUNK = 32
 #: The pipe buffer asked for (Linux), so a child can run this far ahead of the loop.
 PIPE_BYTES = 1 << 20
+#: With ``--jobs auto``, the ``--base`` gate runs in a forked child beside a pass of one
+#: process from this many files (measured: at 100 records the fork cost 15-20 ms of
+#: CPU and saved no wall time; at 1,000 it cut the gate's share of the wall time by half).
+MIN_FILES_GATE_BESIDE = 500
 
 
 def available_cores() -> int:
@@ -86,6 +91,20 @@ def processes_for(jobs: int | None, files: int) -> int:
     if wanted <= 1 or not can_fork():
         return 1
     return wanted
+
+
+def gate_beside(jobs: int | None, files: int) -> bool:
+    """Whether the ``--base`` gate runs in a forked child beside the pass over ``files`` files.
+
+    Whenever the run forks processes to check its files, and with ``auto`` on more than
+    one core from :data:`MIN_FILES_GATE_BESIDE` files: the gate is mostly waiting on git
+    processes and its own work apart from the pass, so on a second core it adds little to
+    the run's wall time. Below that the pass is shorter than the gate and the fork costs
+    more than it saves. ``--jobs 1`` keeps everything in the run's own process.
+    """
+    if processes_for(jobs, files) >= 2:
+        return True
+    return jobs is None and files >= MIN_FILES_GATE_BESIDE and available_cores() >= 2 and can_fork()
 
 
 class _Child:

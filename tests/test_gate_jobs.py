@@ -1,14 +1,15 @@
 """The append-only gate run by a forked child reports exactly what one process reports.
 
-With ``--base``, when a run forks processes to check its files, the gate
-(AL6xx) runs in one more child, forked once the walk is done, while the pass
-over files runs. Differential tests compare ``--jobs 1`` (the gate in the
-run's own process) with ``--jobs 2`` and ``auto`` on a generated repository
-under git with modified, deleted, renamed and new handoffs, in every output
-format, for the work tree, for ``--staged`` and with ``--new-only``; the
-outputs must be byte-identical. A usage error of the gate is the same error,
-and a child that fails leaves the gate to the run's own process. Unit tests
-cover :class:`agent_lint.workers.InChild` itself.
+With ``--base``, when a run forks processes to check its files, or with
+``--jobs auto`` on two cores or more, the gate (AL6xx) runs in one more
+child, forked once the walk is done, while the pass over files runs.
+Differential tests compare ``--jobs 1`` (the gate in the run's own process)
+with ``--jobs 2`` and ``auto`` on a generated repository under git with
+modified, deleted, renamed and new handoffs, in every output format, for the
+work tree, for ``--staged`` and with ``--new-only``; the outputs must be
+byte-identical. A usage error of the gate is the same error, and a child that
+fails leaves the gate to the run's own process. Unit tests cover
+:class:`agent_lint.workers.InChild` itself.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def children(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each gate a run started in a child came back from it (False: it failed)."""
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
     monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 50)  # auto forks for these repositories
+    monkeypatch.setattr(workers, "MIN_FILES_GATE_BESIDE", 50)
     seen: list[bool] = []
     real = workers.InChild.result
 
@@ -189,9 +191,26 @@ def test_one_process_runs_the_gate_itself(
     lint(capsys, "--no-cache", "--base", "main", str(changed))
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
     lint(capsys, "--no-cache", "--jobs", "1", "--base", "main", str(changed))
-    monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 10**6)  # auto, too few files
+    monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 10**6)
+    monkeypatch.setattr(workers, "MIN_FILES_GATE_BESIDE", 10**6)  # auto, too few files
     lint(capsys, "--no-cache", "--base", "main", str(changed))
     assert children == []
+
+
+def test_on_two_cores_the_gate_runs_beside_a_pass_of_one_process(
+    changed: Path,
+    capsys: pytest.CaptureFixture[str],
+    children: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Too few files to fork checkers: the gate alone runs in a child, with the same output."""
+    monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 10**6)
+    assert workers.processes_for(None, 10**5) == 1
+    for fmt in FORMATS:
+        args = ["--no-cache", "--output-format", fmt, "--base", "main", str(changed)]
+        single = lint(capsys, "--jobs", "1", *args)
+        assert lint(capsys, *args) == single, fmt
+    assert children == [True] * len(FORMATS)
 
 
 # --- InChild ------------------------------------------------------------------------------------

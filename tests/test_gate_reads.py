@@ -43,8 +43,11 @@ def merged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     return repo.root, repo.handoffs
 
 
-def _gate(root: Path, capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, str]]:
-    main([str(root), "--select", "AL6", "--output-format", "json", "--base", "main"])
+def _gate(
+    root: Path, capsys: pytest.CaptureFixture[str], base: str = "main"
+) -> list[tuple[str, str, str]]:
+    # One process: the gate's git processes are started by this one, where they are counted.
+    main([str(root), "--jobs", "1", "--select", "AL6", "--output-format", "json", "--base", base])
     report = json.loads(capsys.readouterr().out)
     return [(d["code"], d["path"], d["message"]) for d in report["diagnostics"]]
 
@@ -60,6 +63,17 @@ def _processes(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
     monkeypatch.setattr(subprocess, "Popen", counted)
     return started
+
+
+def _subcommand(args: list[str]) -> str:
+    """The git command of a git process's arguments (after git's own options)."""
+    rest = iter(args[1:])
+    for arg in rest:
+        if arg == "-c":
+            next(rest)
+        elif not arg.startswith("-"):
+            return arg
+    return ""
 
 
 @pytest.mark.parametrize("committed", [False, True], ids=["work-tree", "committed"])
@@ -84,11 +98,45 @@ def test_git_processes_do_not_grow_with_modified_handoffs(
         assert [code for code, _, _ in found] == ["AL601"] * modified
         # A file git may see as racily clean (written in the index's own tick) makes the gate
         # ask for attributes and core.autocrlf once per run: a fixed cost set by the clock.
-        once = [args for args in started if "check-attr" in args or "config" in args]
-        assert len([args for args in once if "check-attr" in args]) <= 1
-        assert len([args for args in once if "config" in args]) <= 1
-        counts.append(len(started) - len(once))
+        commands = [_subcommand(args) for args in started]
+        assert commands.count("check-attr") <= 1
+        assert "config" not in commands  # core.autocrlf matters only to a file holding a CR
+        commands = [c for c in commands if c != "check-attr"]
+        counts.append(len(commands))
+        # Finding the repository tells HEAD, and HEAD's walk of its own commits (when it has
+        # any) the merge-base; one cat-file reads both sides' blobs, one log names the
+        # commits that added them.
+        walk = ["rev-list"] if committed else []  # the work tree's HEAD is the base itself
+        assert commands == [
+            "rev-parse", "rev-parse", *walk,
+            "ls-tree", "ls-tree", "ls-files", "log", "cat-file",
+        ]  # fmt: skip
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("base", ["HEAD", "head-id", "main"])
+def test_a_base_that_is_head_needs_no_walk(
+    merged: tuple[Path, list[str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    base: str,
+) -> None:
+    root, handoffs = merged
+    git(root, "checkout", "-q", "-B", "change", "main")
+    try:
+        _revise(root, handoffs[0])
+        if base == "head-id":
+            base = git(root, "rev-parse", "HEAD").strip()
+        with monkeypatch.context() as patch:
+            started = _processes(patch)
+            found = _gate(root, capsys, base)
+    finally:
+        git(root, "checkout", "-q", "-f", "main")
+    assert [code for code, _, _ in found] == ["AL601"]
+    commands = [_subcommand(args) for args in started]
+    # Finding the repository resolved HEAD: neither HEAD nor its commit id is asked again.
+    assert commands.count("rev-parse") == (2 if base == "main" else 1)
+    assert "rev-list" not in commands and "merge-base" not in commands
 
 
 def test_batched_reads_say_what_one_read_per_file_says(

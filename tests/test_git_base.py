@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
 from gitrepo import CONV, add_conversation_handoff, commit_all, edit, git, make_repo
 
+from agent_lint import gitgate
 from agent_lint.cli import main
+from agent_lint.config import ConfigError
+from agent_lint.discovery import find_target
 
 
 def gate(repo: Path, capsys, *args: str) -> tuple[int, list[tuple[str, str]], str]:
@@ -124,3 +128,74 @@ def test_unrelated_history(tmp_path, capsys):
     commit_all(repo, "unrelated")
     assert main([str(repo), "--select", "AL6", "--base", "main"]) == 2
     assert "share no history" in capsys.readouterr().err
+
+
+def _reference_located(repo: Path, head: str, base: str) -> tuple[str, str] | None:
+    """The merge-base as ``git merge-base`` names it, and the fork point found by walking the
+    change's own commits (``rev-list --parents``); None when they share no history."""
+    try:
+        merge_base = git(repo, "merge-base", head, base)
+    except subprocess.CalledProcessError:
+        return None
+    graph = {}
+    for line in git(repo, "rev-list", "--parents", head, "--not", base, "--").splitlines():
+        commit, *parents = line.split()
+        graph[commit] = parents
+    commit = head
+    while commit in graph:
+        parents = graph.pop(commit)
+        if not parents:
+            return merge_base, merge_base
+        own = [p for p in parents if p in graph]
+        commit = own[0] if own else parents[0]
+    return merge_base, commit
+
+
+def _empty_commit(repo: Path, message: str) -> str:
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def test_the_merge_base_from_the_walk_is_the_one_git_names(tmp_path):
+    """HEAD behind, ahead of, level with, diverged from, merged with and unrelated to its base."""
+    repo = make_repo(tmp_path)
+    target = find_target(repo)
+    git(repo, "branch", "start")
+    _empty_commit(repo, "main 1")
+    _empty_commit(repo, "main 2")
+    git(repo, "checkout", "-q", "-b", "side", "start")
+    _empty_commit(repo, "side 1")
+    git(repo, "merge", "-q", "--no-edit", "main")  # the base merged into the branch
+    _empty_commit(repo, "side 2")
+    git(repo, "checkout", "-q", "-b", "cross", "main")
+    git(repo, "merge", "-q", "--no-edit", "side~2")  # a criss-cross: two best common ancestors
+    git(repo, "checkout", "-q", "--orphan", "alone")
+    _empty_commit(repo, "unrelated")
+    bases = ["start", "main", "main~1", "side", "side~1", "side~2", "cross", "alone"]
+    for head in ["main", "start", "side", "side~2", "cross", "alone"]:
+        git(repo, "checkout", "-q", "--detach", head)
+        for base in [*bases, "HEAD"]:
+            head_id = git(repo, "rev-parse", "HEAD")
+            expected = _reference_located(repo, head_id, git(repo, "rev-parse", base))
+            if expected is None:
+                with pytest.raises(ConfigError, match="share no history"):
+                    gitgate.locate(target, base)
+                continue
+            found = gitgate.locate(target, base)
+            assert isinstance(found, gitgate.Located), (head, base)
+            assert (found.merge_base, found.fork) == expected, (head, base)
+            assert found.head == head_id
+
+
+def test_finding_the_repository_tells_the_commit_head_names(tmp_path):
+    from agent_lint.gitplumbing import Repository
+
+    folder = tmp_path / "new"
+    shutil.copytree(FIXTURES / "valid", folder)
+    git(folder, "init", "-q", "-b", "main")
+    unborn = Repository.discover(folder / ".agent")
+    assert unborn is not None and unborn.found_head is None and unborn.head() is None
+    head = commit_all(folder, "first")
+    found = Repository.discover(folder / ".agent")
+    assert found is not None and found.found_head == head == found.head()
+    assert found == unborn  # the same repository, whatever HEAD named when it was found

@@ -91,13 +91,15 @@ def run(target: Target, request: Request) -> Outcome:
 
 @dataclass(frozen=True)
 class Located:
-    """Where the change under review branched: repository, HEAD, base and merge-base."""
+    """Where the change under review branched: repository, HEAD, base and merge-base, and
+    the fork point (see :func:`fork_point`; the merge-base when the walk finds none)."""
 
     repo: Repository
     head: str
     base: str
     base_name: str
     merge_base: str
+    fork: str
 
 
 def locate(target: Target, spec: str) -> Located | list[str]:
@@ -125,11 +127,20 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
         return ["no base branch to compare with (no upstream branch, origin/HEAD, "
                 "origin/main or origin/master)"]  # fmt: skip
     base, base_name = resolved
-    head = repo.commit("HEAD")
+    head = base if spec == "HEAD" else repo.head()
     if head is None:
         return [NO_COMMIT]
     _check_change_head(repo, head)
-    merge_base = repo.merge_base(head, base)
+    # One walk of the change's own commits tells the merge-base in the usual cases (the
+    # base is HEAD, or contains it, or HEAD contains the base); git is asked otherwise.
+    graph: dict[str, list[str]] = {}
+    merge_base: str | None = head
+    if head != base:
+        graph, boundary = repo.parents_not_in(head, base)
+        if base in boundary:
+            merge_base = base  # a parent of a commit of the change: HEAD contains the base
+        elif graph:
+            merge_base = repo.merge_base(head, base)
     if merge_base is None:
         shallow = bool(repo.shallow_commits())
         if auto and not shallow:
@@ -141,7 +152,7 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
                 "on GitHub Actions let the agent-lint action fetch it."
             )
         raise ConfigError(f"HEAD and --base {base_name!r} share no history: nothing to compare")
-    return Located(repo, head, base, base_name, merge_base)
+    return Located(repo, head, base, base_name, merge_base, fork_point(head, graph) or merge_base)
 
 
 def _skipped(reasons: list[str]) -> list[str]:
@@ -156,14 +167,7 @@ def _run(target: Target, request: Request) -> Outcome:
     found = _locate(target, request.base)
     if isinstance(found, list):
         return Outcome(notices=_skipped(found))
-    repo, head, base, base_name, merge_base = (
-        found.repo,
-        found.head,
-        found.base,
-        found.base_name,
-        found.merge_base,
-    )
-    fork = fork_point(repo, head, base) or merge_base
+    repo, base_name, merge_base, fork = found.repo, found.base_name, found.merge_base, found.fork
     settings = _Settings(repo, target, request, merge_base)
     config, notices = settings.gate_config()
     prefix = settings.agent_prefix(config)
@@ -236,7 +240,7 @@ def _tracks(repo: Repository, folder: Path) -> bool:
         return False
     if repo.ls_index([path]):
         return True
-    head = repo.commit("HEAD")
+    head = repo.head()
     return head is not None and bool(repo.ls_tree(head, path))
 
 
@@ -306,7 +310,8 @@ def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:
             if commit is not None:
                 return commit, repo.symbolic_name(candidate) or candidate
         return None
-    commit = repo.commit(spec)
+    # HEAD, or HEAD's own commit id, was resolved when the repository was found.
+    commit = repo.head() if spec in ("HEAD", repo.found_head) else repo.commit(spec)
     if commit is None:
         hint = _hint(repo, spec)
         raise ConfigError(f"--base {spec!r} is not a commit in this repository. {hint}")
@@ -333,16 +338,16 @@ def _hint(repo: Repository, spec: str) -> str:
             "`--base auto`.")  # fmt: skip
 
 
-def fork_point(repo: Repository, head: str, base: str) -> str | None:
+def fork_point(head: str, graph: dict[str, list[str]]) -> str | None:
     """Where the change's own line of history left the base.
 
-    Walks back from ``head`` through commits the base does not contain; at a
-    merge it follows a parent the base does not contain, so a base merged into
-    the branch (or GitHub's test merge of a pull request) is looked through.
-    The first commit the base contains is the fork point. None when the walk
-    ends at a root or the edge of a shallow clone.
+    Walks back from ``head`` through ``graph``, the commits the base does not
+    contain with their parents; at a merge it follows a parent the base does
+    not contain, so a base merged into the branch (or GitHub's test merge of a
+    pull request) is looked through. The first commit the base contains is the
+    fork point. None when the walk ends at a root or the edge of a shallow clone.
     """
-    graph = repo.parents_not_in(head, base)
+    graph = dict(graph)
     commit = head
     while commit in graph:
         parents = graph.pop(commit)

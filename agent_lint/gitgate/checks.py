@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, fold, under
+from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, fold, prefetch_together, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind, Match
@@ -138,8 +138,8 @@ def check(comparison: Comparison) -> tuple[list[GateProblem], set[str]]:
     touched = [p for p in kept if c.change.modes.get(p) not in REGULAR_MODES]
     modified = [p for p in kept if p not in touched and c.change.sha(p) != c.base.sha(p)]
     c.merged_in.prefetch([*touched, *modified])
-    c.base.prefetch([*modified, *(p for p in kept if kept[p].history is History.WRITE_ONCE)])
-    c.change.prefetch(modified)
+    pinned = (p for p in kept if kept[p].history is History.WRITE_ONCE)
+    prefetch_together([(c.base, [*modified, *pinned]), (c.change, modified)])
     renamed_to: set[str] = set()
     for path in sorted(kept):
         problem = _protected(c, kept[path], path, by_sha)

@@ -116,8 +116,11 @@ class Snapshot(ABC):
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Read the blobs of several files with one git process."""
-        shas = {sha for sha in (self.sha(p) for p in paths) if sha and sha not in self._blobs}
-        self._blobs.update(self.repo.read_blobs(shas))
+        prefetch_together([(self, paths)])
+
+    def blobs_wanted(self, paths: Iterable[str]) -> set[str]:
+        """The ids of the blobs git holds for ``paths`` that are not read yet."""
+        return {sha for sha in (self.sha(p) for p in paths) if sha and sha not in self._blobs}
 
     @abstractmethod
     def _entry_at(self, path: str) -> str | None:
@@ -358,7 +361,10 @@ class WorkTreeSnapshot(Snapshot):
         if data is None:
             return None
         attributes = self._attributes_of(path)
-        converted = to_git(data, attributes, self.autocrlf, lambda: self._staged(path))
+        # ``core.autocrlf`` matters only to a file that holds (or decodes to) a CR.
+        encoded = attributes.get("working-tree-encoding", "unspecified") not in _NO_VALUE
+        autocrlf = self.autocrlf if encoded or b"\r" in data else "false"
+        converted = to_git(data, attributes, autocrlf, lambda: self._staged(path))
         if attributes.get("working-tree-encoding", "unspecified") in _NO_VALUE or attributes.get(
             "filter", "unspecified"
         ) not in ("unspecified", "unset"):
@@ -400,10 +406,10 @@ class WorkTreeSnapshot(Snapshot):
             self.sha(path)
         return self._converted.get(path)
 
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """Read the blobs of several untouched files with one git process (a touched
-        file's bytes are read from the work tree)."""
-        super().prefetch(path for path in paths if self._clean(path) is not None)
+    def blobs_wanted(self, paths: Iterable[str]) -> set[str]:
+        """The blobs of untouched files not read yet (a touched file's bytes are read from
+        the work tree)."""
+        return super().blobs_wanted(path for path in paths if self._clean(path) is not None)
 
     def _staged(self, path: str) -> bytes | None:
         entry = self.index.get(path)
@@ -431,6 +437,17 @@ class WorkTreeSnapshot(Snapshot):
         if path not in self._attributes:
             self._attributes.update(self.repo.attributes([path], _ATTRIBUTES))
         return self._attributes.get(path, {})
+
+
+def prefetch_together(wanted: Iterable[tuple[Snapshot, Iterable[str]]]) -> None:
+    """Read the blobs that snapshots of one repository will be asked for, with one git
+    process for them all: ``(snapshot, paths)`` pairs."""
+    asked = [(snapshot, snapshot.blobs_wanted(paths)) for snapshot, paths in wanted]
+    if not asked:
+        return
+    blobs = asked[0][0].repo.read_blobs(set().union(*(shas for _, shas in asked)))
+    for snapshot, shas in asked:
+        snapshot._blobs.update((sha, blobs[sha]) for sha in shas if sha in blobs)
 
 
 def untouched(entry: IndexEntry, info: os.stat_result) -> bool:
