@@ -476,11 +476,9 @@ def _pass_over_files(
             digests[path] = replay.digests[path]
         if checked is None and stored is not None:
             # A file whose stamp is the one kept with its entry is not read again.
-            kept = stored.unchanged(path, entry.stamp)
-            if kept is not None:
-                checked = stored.get(path, kept, yaml_spent, entry.stamp)
-                if checked is not None:
-                    digests[path] = kept
+            fresh = stored.fresh(path, entry.stamp, yaml_spent)
+            if fresh is not None:
+                digests[path], checked = fresh
         early = ahead.take(path) if checked is None else None
         if early is not None:
             if stored is not None:

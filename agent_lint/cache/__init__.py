@@ -63,6 +63,11 @@ from agent_lint.cache.files import (
 )
 from agent_lint.fileio import content_digest
 
+try:
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson has wheels wherever agent-lint is tested
+    _orjson = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from agent_lint.config import Config
     from agent_lint.discovery import Target
@@ -607,7 +612,7 @@ class RunCache:
         """
         if not (0 <= batch < len(self._batches) or 0 <= PENDING - batch < len(self._pending)):
             raise CacheFormatError("an entry's batch is not in the document")
-        rows = self._columns.decode(json.loads(self._text(batch)), self._root)
+        rows = self._columns.decode(batch_json(self._text(batch)), self._root)
         if batch >= 0:
             self._batches[batch] = None
         return rows
@@ -674,6 +679,48 @@ class RunCache:
         if kept == _NO_STAMP or entry.stamp != kept:
             return None
         return entry.digest.decode("ascii")
+
+    def fresh(
+        self, path: str, stamp: Stamp | None, yaml_spent: int
+    ) -> tuple[str, FileOutcome] | None:
+        """The content hash and outcome of ``path`` when its stamp is the one kept with it.
+
+        What :meth:`unchanged` then :meth:`get` give, in one step for a warm
+        run's usual file: an entry as the document holds it, of a path this run
+        has not used yet. Any other case takes those two steps.
+        """
+        found = self._loaded.first.get(path)
+        if type(found) is not bytes or path in self._used.first or self._used.more:
+            digest = self.unchanged(path, stamp)
+            if digest is None:
+                return None
+            outcome = self.get(path, digest, yaml_spent, stamp)
+            return None if outcome is None else (digest, outcome)
+        kept = self._stamp_of(stamp)
+        if kept == _NO_STAMP:
+            return None
+        try:
+            digest, charge, place, _, stamp_read = found.split(b"\t")
+            if stamp_read != kept:
+                return None
+            if not charge.isdigit():
+                raise CacheFormatError("an entry's YAML charge is a number")
+            batch, row = _place(place)
+            spent = yaml_spent + int(charge)
+            if spent > self._yaml_total:
+                return None
+            outcome = self._outcome(batch, row)
+            if type(outcome) is not self._outcome_type:
+                raise CacheFormatError("an entry does not hold a file's outcome")
+        except (CacheFormatError, ValueError, RecursionError):
+            self._untrusted()
+            return None
+        del self._loaded.first[path]  # the entry moves to those this run uses
+        self._used.first[path] = found
+        if spent != outcome.yaml_spent:
+            diagnostics, facts, title, shows, _, parsed = outcome
+            outcome = self._outcome_type(diagnostics, facts, title, shows, spent, parsed)
+        return digest.decode("ascii"), outcome
 
     def holds(self, path: str, digest: str) -> bool:
         """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
@@ -813,6 +860,43 @@ class RunCache:
             entry.spans[f"{pointer}\0{target}"] = None if span is None else list(span)
         entry.spans_text = entry.read = None
         self._changed = True
+
+
+#: Every digit as "0", and the run of them that may be an integer past 64 bits.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19
+#: What may stand before a JSON number: its container's opening, a comma, a colon, a
+#: space, a minus sign.
+_BEFORE_NUMBER = frozenset(b"[,: \t\r\n-")
+
+
+def batch_json(text: bytes) -> Any:
+    """The JSON values of a batch's text, as ``json.loads`` reads them.
+
+    orjson reads a batch three times as fast and agrees with ``json.loads``
+    on every text it accepts but one kind: an integer past 64 bits, which it
+    reads as a float. A text where a run of 19 digits or more may be a number
+    (it follows what may come before one; in a string it seldom does) is read
+    by ``json``, as is any text orjson refuses (a lone surrogate, ``NaN``,
+    nesting past its limit).
+    """
+    if _orjson is not None and not _may_hold_long_integer(text):
+        try:
+            return _orjson.loads(text)
+        except _orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+def _may_hold_long_integer(text: bytes) -> bool:
+    """Whether ``text`` may hold a JSON integer of 19 digits or more (see :func:`batch_json`)."""
+    zeros = text.translate(_DIGITS_AS_ZERO)
+    at = zeros.find(_LONG_DIGITS)
+    while at >= 0:
+        if at == 0 or text[at - 1] in _BEFORE_NUMBER:
+            return True
+        at = zeros.find(_LONG_DIGITS, at + 1)
+    return False
 
 
 def _batch_hash(text: bytes) -> bytes:
