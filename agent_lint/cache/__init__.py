@@ -63,11 +63,6 @@ from agent_lint.cache.files import (
 )
 from agent_lint.fileio import content_digest
 
-try:
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - orjson has wheels wherever agent-lint is tested
-    _orjson = None  # type: ignore[assignment]
-
 if TYPE_CHECKING:
     from agent_lint.config import Config
     from agent_lint.discovery import Target
@@ -612,7 +607,7 @@ class RunCache:
         """
         if not (0 <= batch < len(self._batches) or 0 <= PENDING - batch < len(self._pending)):
             raise CacheFormatError("an entry's batch is not in the document")
-        rows = self._columns.decode(batch_json(self._text(batch)), self._root)
+        rows = self._columns.decode(json.loads(self._text(batch)), self._root)
         if batch >= 0:
             self._batches[batch] = None
         return rows
@@ -860,43 +855,6 @@ class RunCache:
             entry.spans[f"{pointer}\0{target}"] = None if span is None else list(span)
         entry.spans_text = entry.read = None
         self._changed = True
-
-
-#: Every digit as "0", and the run of them that may be an integer past 64 bits.
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_DIGITS = b"0" * 19
-#: What may stand before a JSON number: its container's opening, a comma, a colon, a
-#: space, a minus sign.
-_BEFORE_NUMBER = frozenset(b"[,: \t\r\n-")
-
-
-def batch_json(text: bytes) -> Any:
-    """The JSON values of a batch's text, as ``json.loads`` reads them.
-
-    orjson reads a batch three times as fast and agrees with ``json.loads``
-    on every text it accepts but one kind: an integer past 64 bits, which it
-    reads as a float. A text where a run of 19 digits or more may be a number
-    (it follows what may come before one; in a string it seldom does) is read
-    by ``json``, as is any text orjson refuses (a lone surrogate, ``NaN``,
-    nesting past its limit).
-    """
-    if _orjson is not None and not _may_hold_long_integer(text):
-        try:
-            return _orjson.loads(text)
-        except _orjson.JSONDecodeError:
-            pass
-    return json.loads(text)
-
-
-def _may_hold_long_integer(text: bytes) -> bool:
-    """Whether ``text`` may hold a JSON integer of 19 digits or more (see :func:`batch_json`)."""
-    zeros = text.translate(_DIGITS_AS_ZERO)
-    at = zeros.find(_LONG_DIGITS)
-    while at >= 0:
-        if at == 0 or text[at - 1] in _BEFORE_NUMBER:
-            return True
-        at = zeros.find(_LONG_DIGITS, at + 1)
-    return False
 
 
 def _batch_hash(text: bytes) -> bytes:
