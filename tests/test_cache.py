@@ -464,6 +464,44 @@ def test_racy_edit_is_seen_though_the_stamp_is_the_same(
     assert reads == []
 
 
+def test_one_step_of_an_unchanged_file_is_unchanged_then_get(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Differential: :meth:`RunCache.fresh` (the warm loop's one step) gives every file the
+    content hash and outcome that :meth:`RunCache.unchanged` then :meth:`RunCache.get` give,
+    over many batches, with a YAML budget that does and does not fit, and in a second run
+    of one command (the files it took are then its own)."""
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    primed(capsys, repo)
+    lint(capsys, str(repo))  # every entry now holds its file's stamp
+    real = agent_lint.cache.RunCache.fresh
+
+    def reference(self: Any, path: str, stamp: Any, spent: int) -> Any:
+        digest = self.unchanged(path, stamp)
+        outcome = None if digest is None else self.get(path, digest, spent, stamp)
+        return None if outcome is None else (digest, outcome)
+
+    def served(form: Any, spent: int) -> list[Any]:
+        given: list[Any] = []
+
+        def recording(self: Any, path: str, stamp: Any, _: int) -> Any:
+            given.append((path, form(self, path, stamp, spent)))
+            return given[-1][1]
+
+        monkeypatch.setattr(agent_lint.cache.RunCache, "fresh", recording)
+        cache = agent_lint.cache.Cache()
+        results = [linter.lint_paths([repo], cache=cache) for _ in range(2)]
+        assert results[0].diagnostics == results[1].diagnostics
+        return given
+
+    for spent in (0, 10**15):  # a YAML budget spent: nothing kept fits
+        fast, slow = served(real, spent), served(reference, spent)
+        assert fast == slow and len(fast) > 200
+        kept = [found for _, found in fast if found is not None]
+        assert len(kept) == (len(fast) if spent == 0 else 0)
+
+
 def test_configuration_change(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:

@@ -686,11 +686,9 @@ class RunCache:
         """
         found = self._loaded.first.get(path)
         if type(found) is not bytes or path in self._used.first or self._used.more:
-            digest = self.unchanged(path, stamp)
-            if digest is None:
-                return None
-            outcome = self.get(path, digest, yaml_spent, stamp)
-            return None if outcome is None else (digest, outcome)
+            known = self.unchanged(path, stamp)
+            served = None if known is None else self.get(path, known, yaml_spent, stamp)
+            return None if known is None or served is None else (known, served)
         kept = self._stamp_of(stamp)
         if kept == _NO_STAMP:
             return None
