@@ -502,6 +502,41 @@ def test_one_step_of_an_unchanged_file_is_unchanged_then_get(
         assert len(kept) == (len(fast) if spent == 0 else 0)
 
 
+def test_a_warm_pass_runs_without_collections_and_a_check_with_them(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command's pass keeps the cyclic collector off while it only takes outcomes from
+    the cache, turns it on before it checks a file, and the run leaves it as it found it."""
+    import gc
+
+    states: list[tuple[str, bool]] = []
+    real_fresh, real_check = agent_lint.cache.RunCache.fresh, linter.check_file
+
+    def fresh(self: Any, *args: Any) -> Any:
+        states.append(("fresh", gc.isenabled()))
+        return real_fresh(self, *args)
+
+    def check(*args: Any, **kwargs: Any) -> Any:
+        states.append(("check", gc.isenabled()))
+        return real_check(*args, **kwargs)
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "fresh", fresh)
+    monkeypatch.setattr(linter, "check_file", check)
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    for jobs in ("1", "auto"):
+        lint(capsys, "--jobs", jobs, str(repo))
+        states.clear()
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        lint(capsys, "--jobs", jobs, str(repo))  # warm: nothing is checked
+        assert states and set(states) == {("fresh", False)}
+        decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[-1]
+        decision.write_bytes(decision.read_bytes() + b"\n")
+        states.clear()
+        lint(capsys, "--jobs", jobs, str(repo))  # one file checked, with the collector on
+        assert ("check", True) in states and ("check", False) not in states
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_configuration_change(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
