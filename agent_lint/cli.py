@@ -646,10 +646,13 @@ def run_command() -> NoReturn:
     freeing every object a run made (the index of every record, the cache's
     outcomes) one by one, and a last collection, cost a sixth of a warm run at
     10,000 records for nothing, since the process ends. Exit handlers run and
-    the output is flushed first; when a stream cannot be flushed, or a thread
-    still runs, the process ends as any Python program does.
+    the output is flushed first; when a stream cannot be flushed, a thread
+    still runs, or a profiler or tracer watches (``python -m cProfile``, coverage),
+    the process ends as any Python program does.
     """
     code = main()
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        raise SystemExit(code)
     atexit._run_exitfuncs()
     try:
         for stream in (sys.stdout, sys.stderr):

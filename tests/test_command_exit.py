@@ -66,3 +66,18 @@ def test_a_thread_still_running_is_waited_for() -> None:
     repo = next(p for p in sorted(FIXTURES.iterdir()) if p.is_dir())
     done = _command("--output-format", "json", str(repo), before=before)
     assert "thread done" in done.stdout
+
+
+def test_a_profiler_still_writes_its_report(tmp_path: Path) -> None:
+    """``python -m cProfile -m agent_lint`` writes its profile: a watched run ends as any does."""
+    repo = next(p for p in sorted(FIXTURES.iterdir()) if p.is_dir())
+    out = tmp_path / "run.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "agent_lint", str(repo)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"AGENT_LINT_NO_CACHE": "1", "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert out.stat().st_size > 0, done.stderr
