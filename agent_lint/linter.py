@@ -238,17 +238,21 @@ class _RunCollector:
     outcomes, the index) and no garbage cycles, and each collection would walk
     them all again (a twentieth of a warm run at 10,000 records). It starts
     before the pass checks a file (parsing makes short-lived cycles) or forks a
-    process. When the pass ends, what it made is frozen out of the collector's
-    reach (the run unfreezes it when it ends) and the collector runs for the
-    repo-wide checks. A run that does not manage the collector leaves it as it is.
+    process, and what the pass made until then is frozen out of its reach (the
+    run unfreezes it when it ends), as are the outcomes the cache decodes after
+    (:attr:`RunCache.freeze_decoded`): a run with one file edited costs what a
+    warm run does. When the pass ends, what it made is frozen too and the
+    collector runs for the repo-wide checks. A run that does not manage the
+    collector leaves it as it is.
     """
 
     def __init__(self, managed: bool) -> None:
         self.managed = managed
 
     def start(self) -> None:
-        """Collect from now on."""
+        """Collect from now on; what the pass made so far lives to its end: frozen."""
         if self.managed and not gc.isenabled():
+            gc.freeze()
             gc.enable()
 
     def pass_done(self) -> None:
@@ -313,6 +317,8 @@ def _lint_target(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
     stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
+    if stored is not None:
+        stored.freeze_decoded = collector.managed
     repo_checks = [c for c in profile.repo_checks if any(is_enabled(x, config) for x in c.codes)]
     if replay is not None and replay.passed is not None and not replay.rewritten:
         passed = replay.passed  # nothing was written: the pass over files stands as it was

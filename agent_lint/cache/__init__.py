@@ -31,6 +31,7 @@ ignored and rewritten; a place that cannot be written means no cache.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import hmac
 import importlib.util
@@ -377,6 +378,10 @@ class RunCache:
         self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
         self._pending: list[dict[int, Table]] = []  # batches of outcomes this run checked
         self._last_stamp: tuple[Stamp | None, bytes] = (None, _NO_STAMP)
+        #: Whether a decoded batch is frozen out of the cyclic collector's reach: set by a
+        #: run that manages the collector and unfreezes it when it ends (see
+        #: agent_lint.linter.lint_target).
+        self.freeze_decoded = False
 
     # --- reading and writing the document ------------------------------------------------------
 
@@ -607,7 +612,18 @@ class RunCache:
         """
         if not (0 <= batch < len(self._batches) or 0 <= PENDING - batch < len(self._pending)):
             raise CacheFormatError("an entry's batch is not in the document")
-        rows = self._columns.decode(json.loads(self._text(batch)), self._root)
+        if self.freeze_decoded and gc.isenabled():
+            # Its outcomes live to the end of the run: no collection walks them again,
+            # and none runs while they are made (only young garbage is collected first).
+            gc.collect(0)
+            gc.disable()
+            try:
+                rows = self._columns.decode(json.loads(self._text(batch)), self._root)
+            finally:
+                gc.freeze()
+                gc.enable()
+        else:
+            rows = self._columns.decode(json.loads(self._text(batch)), self._root)
         if batch >= 0:
             self._batches[batch] = None
         return rows
