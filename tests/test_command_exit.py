@@ -8,6 +8,7 @@ does, and a thread still running is waited for.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,45 @@ def test_a_profiler_still_writes_its_report(tmp_path: Path) -> None:
         timeout=120,
     )
     assert out.stat().st_size > 0, done.stderr
+
+
+def _closed_pipe_run(script: str, *argv: str) -> tuple[int, str]:
+    """Exit code and stderr of ``script`` run with its stdout a pipe nobody reads."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, *argv],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env={"AGENT_LINT_NO_CACHE": "1", "PATH": "/usr/bin:/bin"},
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_closed_stdout_ends_as_main_ends(fmt: str) -> None:
+    """A report to a pipe whose reader is gone: the same exit code and message as a
+    program that ends through ``SystemExit(main())``."""
+    repo = next(p for p in sorted(FIXTURES.iterdir()) if p.is_dir())
+    argv = ("--output-format", fmt, "--no-color", str(repo))
+    usual = "from agent_lint.cli import main\nraise SystemExit(main())\n"
+    quick = "from agent_lint.cli import run_command\nrun_command()\n"
+    assert _closed_pipe_run(quick, *argv) == _closed_pipe_run(usual, *argv)
+
+
+def test_exit_handlers_run_once() -> None:
+    """Exit handlers run once, also when the process then ends as usual (a closed stdout)."""
+    before = "import atexit, sys; atexit.register(lambda: sys.stderr.write('handler ran\\n'))"
+    repo = next(p for p in sorted(FIXTURES.iterdir()) if p.is_dir())
+    argv = ("--output-format", "json", str(repo))
+    quick = f"{before}\nfrom agent_lint.cli import run_command\nrun_command()\n"
+    usual = f"{before}\nfrom agent_lint.cli import main\nraise SystemExit(main())\n"
+    code, err = _closed_pipe_run(quick, *argv)
+    assert err.count("handler ran") == 1, err
+    assert (code, err) == _closed_pipe_run(usual, *argv)
