@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from agent_lint.cli import main
+from agent_lint.cli import run_command
 
-raise SystemExit(main())
+run_command()

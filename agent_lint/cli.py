@@ -7,6 +7,7 @@ error or crash (one line; a traceback only with ``--debug``).
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import os
 import sys
@@ -19,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import Any, TextIO
+    from typing import Any, NoReturn, TextIO
 
     from agent_lint.cache import Cache
     from agent_lint.diagnostics import Rule
@@ -636,6 +637,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if collecting:
             gc.enable()
+
+
+def run_command() -> NoReturn:
+    """Entry point of the installed ``agent-lint`` and of ``python -m agent_lint``.
+
+    :func:`main`, then the process ends without tearing the interpreter down:
+    freeing every object a run made (the index of every record, the cache's
+    outcomes) one by one, and a last collection, cost about a tenth of a warm
+    run at 10,000 records for nothing, since the process ends. Exit handlers
+    run and the output is flushed first. When a thread still runs, a profiler
+    or tracer watches (``python -m cProfile``, coverage) or a stream cannot be
+    flushed, the process ends as any Python program does.
+    """
+    code = main()
+    threading = sys.modules.get("threading")
+    if (
+        sys.getprofile() is not None
+        or sys.gettrace() is not None
+        or (threading is not None and threading.active_count() > 1)
+    ):
+        raise SystemExit(code)
+    atexit._run_exitfuncs()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        raise SystemExit(code) from None
+    os._exit(code)
 
 
 def _main(args: argparse.Namespace) -> int:

@@ -196,8 +196,8 @@ def lint_target(
     if started_off:
         # The command loaded the engine with the collector off (see cli.main): what it
         # loaded lives as long as the process, so the pass's collections never walk it.
+        # The pass turns the collector on (see _RunCollector).
         gc.freeze()
-        gc.enable()
     gc.set_threshold(*RUN_GC_THRESHOLD)
     forked = contextlib.ExitStack()  # worker processes end with the run, however it ends
     try:
@@ -217,6 +217,7 @@ def lint_target(
             cache,
             jobs,
             forked,
+            _RunCollector(started_off),
         )
     finally:
         forked.close()
@@ -226,6 +227,39 @@ def lint_target(
             gc.unfreeze()
         if own is not None:
             own.close()
+
+
+class _RunCollector:
+    """The cyclic garbage collector during the pass over files of a run that manages it.
+
+    A run started with the collector off (the command, see :func:`lint_target`)
+    keeps it off while the pass only walks files and takes their outcomes from
+    the cache: that makes values that live to the end of the run (entries,
+    outcomes, the index) and no garbage cycles, and each collection would walk
+    them all again (a twentieth of a warm run at 10,000 records). It starts
+    before the pass checks a file (parsing makes short-lived cycles) or forks a
+    process, and what the pass made until then is frozen out of its reach (the
+    run unfreezes it when it ends), as are the outcomes the cache decodes after
+    (:attr:`RunCache.freeze_decoded`): a run with one file edited costs what a
+    warm run does. When the pass ends, what it made is frozen too and the
+    collector runs for the repo-wide checks. A run that does not manage the
+    collector leaves it as it is.
+    """
+
+    def __init__(self, managed: bool) -> None:
+        self.managed = managed
+
+    def start(self) -> None:
+        """Collect from now on; what the pass made so far lives to its end: frozen."""
+        if self.managed and not gc.isenabled():
+            gc.freeze()
+            gc.enable()
+
+    def pass_done(self) -> None:
+        """The pass is over: freeze what it made, and collect from now on."""
+        if self.managed:
+            gc.freeze()
+            gc.enable()
 
 
 class _WorkTreeHistory:
@@ -269,8 +303,10 @@ def _lint_target(
     cache: Cache | None = None,
     jobs: int | None = 1,
     forked: contextlib.ExitStack | None = None,
+    collector: _RunCollector | None = None,
 ) -> LintResult:
     config = target.config
+    collector = collector or _RunCollector(False)
     gate_request: gitgate.Request | None = None
     if base:
         from agent_lint import gitgate
@@ -281,6 +317,8 @@ def _lint_target(
         config.schema_dirs, folder=profile.schema_folder, files=user_schemas(config.kinds)
     )
     stored = cache.for_run(target, profile, config, schemas) if cache is not None else None
+    if stored is not None:
+        stored.freeze_decoded = collector.managed
     repo_checks = [c for c in profile.repo_checks if any(is_enabled(x, config) for x in c.codes)]
     if replay is not None and replay.passed is not None and not replay.rewritten:
         passed = replay.passed  # nothing was written: the pass over files stands as it was
@@ -288,8 +326,20 @@ def _lint_target(
     else:
         early = gate_request if record is None else None  # --fix's first pass has no gate
         passed = _pass_over_files(
-            target, profile, schemas, stored, fs, history, replay, record, jobs, forked, early
+            target,
+            profile,
+            schemas,
+            stored,
+            fs,
+            history,
+            replay,
+            record,
+            jobs,
+            forked,
+            early,
+            collector,
         )
+    collector.pass_done()
     if record is not None:
         # ``--fix`` plans its writes from the index; the findings come with the replay.
         record.passed = passed
@@ -400,6 +450,7 @@ def _pass_over_files(
     jobs: int | None,
     forked: contextlib.ExitStack | None,
     gate_request: gitgate.Request | None = None,
+    collector: _RunCollector | None = None,
 ) -> _Passed:
     """Read and check every file of the walk (or a replay's) and build the repository index.
 
@@ -407,6 +458,7 @@ def _pass_over_files(
     processes that check files (``_start_gate``); its outcome is taken after the pass.
     """
     config = target.config
+    collector = collector or _RunCollector(False)
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     index = RepoIndex(
         root=target.root,
@@ -431,9 +483,13 @@ def _pass_over_files(
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
         if gate_request is not None:
+            collector.start()  # before a child is forked
             result.early_gate = _start_gate(target, gate_request, jobs, len(steps), forked)
         check = _FileChecker(profile, config, schemas, file_checks, stored)
-        ahead = _CheckedAhead(steps, jobs, check)
+        pending = [step for step in steps if check.wanted(step)]
+        if pending:
+            collector.start()  # files are checked, here or in forked children
+        ahead = _CheckedAhead(pending, jobs, check)
         if forked is not None:
             forked.callback(ahead.close)
         steps = _consumed(steps)
@@ -476,11 +532,9 @@ def _pass_over_files(
             digests[path] = replay.digests[path]
         if checked is None and stored is not None:
             # A file whose stamp is the one kept with its entry is not read again.
-            kept = stored.unchanged(path, entry.stamp)
-            if kept is not None:
-                checked = stored.get(path, kept, yaml_spent, entry.stamp)
-                if checked is not None:
-                    digests[path] = kept
+            fresh = stored.fresh(path, entry.stamp, yaml_spent)
+            if fresh is not None:
+                digests[path], checked = fresh
         early = ahead.take(path) if checked is None else None
         if early is not None:
             if stored is not None:
@@ -491,6 +545,7 @@ def _pass_over_files(
                 if checked is not None and stored is not None:
                     stored.put(path, early.digest, yaml_spent, checked, entry.stamp)
         if checked is None:
+            collector.start()
             raw, unreadable = read_file(entry.path, path, limits.max_file_bytes, fs)
             if raw is None:
                 assert unreadable is not None
@@ -620,11 +675,10 @@ class _CheckedAhead:
 
     def __init__(
         self,
-        steps: Sequence[tuple[Entry, str, Match | None]] = (),
+        pending: Sequence[tuple[Entry, str, Match | None]] = (),
         jobs: int | None = 1,
         check: _FileChecker | None = None,
     ) -> None:
-        pending = [step for step in steps if check is not None and check.wanted(step)]
         self.paths = deque(path for _, path, _ in pending)
         processes = 1 if check is None else workers.processes_for(jobs, len(pending))
         self.results: workers.Ahead[Checked | None] = workers.Ahead(

@@ -464,6 +464,79 @@ def test_racy_edit_is_seen_though_the_stamp_is_the_same(
     assert reads == []
 
 
+def test_one_step_of_an_unchanged_file_is_unchanged_then_get(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Differential: :meth:`RunCache.fresh` (the warm loop's one step) gives every file the
+    content hash and outcome that :meth:`RunCache.unchanged` then :meth:`RunCache.get` give,
+    over many batches, with a YAML budget that does and does not fit, and in a second run
+    of one command (the files it took are then its own)."""
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    primed(capsys, repo)
+    lint(capsys, str(repo))  # every entry now holds its file's stamp
+    real = agent_lint.cache.RunCache.fresh
+
+    def reference(self: Any, path: str, stamp: Any, spent: int) -> Any:
+        digest = self.unchanged(path, stamp)
+        outcome = None if digest is None else self.get(path, digest, spent, stamp)
+        return None if outcome is None else (digest, outcome)
+
+    def served(form: Any, spent: int) -> list[Any]:
+        given: list[Any] = []
+
+        def recording(self: Any, path: str, stamp: Any, _: int) -> Any:
+            given.append((path, form(self, path, stamp, spent)))
+            return given[-1][1]
+
+        monkeypatch.setattr(agent_lint.cache.RunCache, "fresh", recording)
+        cache = agent_lint.cache.Cache()
+        results = [linter.lint_paths([repo], cache=cache) for _ in range(2)]
+        assert results[0].diagnostics == results[1].diagnostics
+        return given
+
+    for spent in (0, 10**15):  # a YAML budget spent: nothing kept fits
+        fast, slow = served(real, spent), served(reference, spent)
+        assert fast == slow and len(fast) > 200
+        kept = [found for _, found in fast if found is not None]
+        assert len(kept) == (len(fast) if spent == 0 else 0)
+
+
+def test_a_warm_pass_runs_without_collections_and_a_check_with_them(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command's pass keeps the cyclic collector off while it only takes outcomes from
+    the cache, turns it on before it checks a file, and the run leaves it as it found it."""
+    import gc
+
+    states: list[tuple[str, bool]] = []
+    real_fresh, real_check = agent_lint.cache.RunCache.fresh, linter.check_file
+
+    def fresh(self: Any, *args: Any) -> Any:
+        states.append(("fresh", gc.isenabled()))
+        return real_fresh(self, *args)
+
+    def check(*args: Any, **kwargs: Any) -> Any:
+        states.append(("check", gc.isenabled()))
+        return real_check(*args, **kwargs)
+
+    monkeypatch.setattr(agent_lint.cache.RunCache, "fresh", fresh)
+    monkeypatch.setattr(linter, "check_file", check)
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    for jobs in ("1", "auto"):
+        lint(capsys, "--jobs", jobs, str(repo))
+        states.clear()
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        lint(capsys, "--jobs", jobs, str(repo))  # warm: nothing is checked
+        assert states and set(states) == {("fresh", False)}
+        decision = sorted((repo / ".agent" / "decisions").glob("D-*.json"))[-1]
+        decision.write_bytes(decision.read_bytes() + b"\n")
+        states.clear()
+        lint(capsys, "--jobs", jobs, str(repo))  # one file checked, with the collector on
+        assert ("check", True) in states and ("check", False) not in states
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_configuration_change(
     repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:

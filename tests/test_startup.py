@@ -217,14 +217,15 @@ def test_the_collector_is_tuned_for_the_run_and_restored(
 def test_the_engine_loads_with_the_collector_off_and_the_pass_collects(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Start-up makes no garbage: the collector is off until the lint pass, which does not
-    walk what start-up loaded (frozen); everything is restored when the command ends."""
+    """Start-up makes no garbage: the collector is off until the lint pass checks a file,
+    and does not walk what start-up loaded (frozen); everything is restored when the
+    command ends."""
     import gc
 
     from agent_lint import cli, linter
 
     seen: dict[str, object] = {}
-    real_find, real_pass = linter.find_target, linter._lint_target
+    real_find, real_pass, real_check = linter.find_target, linter._lint_target, linter.check_file
 
     def find(*args: object) -> object:
         seen["start-up"] = gc.isenabled()
@@ -234,12 +235,21 @@ def test_the_engine_loads_with_the_collector_off_and_the_pass_collects(
         seen["pass"] = (gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold())
         return real_pass(*args)  # type: ignore[arg-type]
 
+    def check(*args: object, **kwargs: object) -> object:
+        seen["check"] = gc.isenabled()
+        return real_check(*args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(linter, "find_target", find)
     monkeypatch.setattr(linter, "_lint_target", lint_pass)
+    monkeypatch.setattr(linter, "check_file", check)
     repo = generate(tmp_path / "repo", 120)
     frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
     assert gc.isenabled()
     assert cli.main(["--no-cache", "-q", str(repo.root)]) == 0
-    assert seen == {"start-up": False, "pass": (True, True, linter.RUN_GC_THRESHOLD)}
+    assert seen == {
+        "start-up": False,
+        "pass": (False, True, linter.RUN_GC_THRESHOLD),
+        "check": True,
+    }
     assert gc.isenabled() and gc.get_freeze_count() == frozen
     assert gc.get_threshold() == threshold

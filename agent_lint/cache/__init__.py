@@ -31,6 +31,7 @@ ignored and rewritten; a place that cannot be written means no cache.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import hmac
 import importlib.util
@@ -377,6 +378,10 @@ class RunCache:
         self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
         self._pending: list[dict[int, Table]] = []  # batches of outcomes this run checked
         self._last_stamp: tuple[Stamp | None, bytes] = (None, _NO_STAMP)
+        #: Whether a decoded batch is frozen out of the cyclic collector's reach: set by a
+        #: run that manages the collector and unfreezes it when it ends (see
+        #: agent_lint.linter.lint_target).
+        self.freeze_decoded = False
 
     # --- reading and writing the document ------------------------------------------------------
 
@@ -607,7 +612,18 @@ class RunCache:
         """
         if not (0 <= batch < len(self._batches) or 0 <= PENDING - batch < len(self._pending)):
             raise CacheFormatError("an entry's batch is not in the document")
-        rows = self._columns.decode(json.loads(self._text(batch)), self._root)
+        if self.freeze_decoded and gc.isenabled():
+            # Its outcomes live to the end of the run: no collection walks them again,
+            # and none runs while they are made (only young garbage is collected first).
+            gc.collect(0)
+            gc.disable()
+            try:
+                rows = self._columns.decode(json.loads(self._text(batch)), self._root)
+            finally:
+                gc.freeze()
+                gc.enable()
+        else:
+            rows = self._columns.decode(json.loads(self._text(batch)), self._root)
         if batch >= 0:
             self._batches[batch] = None
         return rows
@@ -674,6 +690,46 @@ class RunCache:
         if kept == _NO_STAMP or entry.stamp != kept:
             return None
         return entry.digest.decode("ascii")
+
+    def fresh(
+        self, path: str, stamp: Stamp | None, yaml_spent: int
+    ) -> tuple[str, FileOutcome] | None:
+        """The content hash and outcome of ``path`` when its stamp is the one kept with it.
+
+        What :meth:`unchanged` then :meth:`get` give, in one step for a warm
+        run's usual file: an entry as the document holds it, of a path this run
+        has not used yet. Any other case takes those two steps.
+        """
+        found = self._loaded.first.get(path)
+        if type(found) is not bytes or path in self._used.first or self._used.more:
+            known = self.unchanged(path, stamp)
+            served = None if known is None else self.get(path, known, yaml_spent, stamp)
+            return None if known is None or served is None else (known, served)
+        kept = self._stamp_of(stamp)
+        if kept == _NO_STAMP:
+            return None
+        try:
+            digest, charge, place, _, stamp_read = found.split(b"\t")
+            if stamp_read != kept:
+                return None
+            if not charge.isdigit():
+                raise CacheFormatError("an entry's YAML charge is a number")
+            batch, row = _place(place)
+            spent = yaml_spent + int(charge)
+            if spent > self._yaml_total:
+                return None
+            outcome = self._outcome(batch, row)
+            if type(outcome) is not self._outcome_type:
+                raise CacheFormatError("an entry does not hold a file's outcome")
+        except (CacheFormatError, ValueError, RecursionError):
+            self._untrusted()
+            return None
+        del self._loaded.first[path]  # the entry moves to those this run uses
+        self._used.first[path] = found
+        if spent != outcome.yaml_spent:
+            diagnostics, facts, title, shows, _, parsed = outcome
+            outcome = self._outcome_type(diagnostics, facts, title, shows, spent, parsed)
+        return digest.decode("ascii"), outcome
 
     def holds(self, path: str, digest: str) -> bool:
         """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
