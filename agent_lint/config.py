@@ -23,7 +23,7 @@ from agent_lint.jsontext import clip
 CONFIG_FILE = ".agent-lint.toml"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Limit:
     """One bound on the work a hostile or odd file can cause: its setting, default and ceiling.
 

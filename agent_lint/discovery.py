@@ -35,7 +35,7 @@ _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 CACHE_DIR = ".agent_lint_cache"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Target:
     """A repository to lint: its root, its store (the agent dir), its settings and profile.
 
@@ -221,7 +221,7 @@ def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Entry:
     """A file to read (``problem`` is None) or a problem met on the walk.
 

@@ -75,7 +75,7 @@ class FileSystem(Protocol):
         """A hint: ``paths`` will be asked about soon (a git tree lists them in one go)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Disk:
     """The disk, through :mod:`os` (reads never block and are bounded: :mod:`fileio`)."""
 
@@ -132,7 +132,7 @@ class Standing(enum.Enum):
     UNMERGED = "unmerged"  # new or changed since the last merged version: still fixable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AddedIn:
     """A merged append-only record: the commit that added it, and that commit's files."""
 

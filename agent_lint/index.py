@@ -97,7 +97,7 @@ def field_text(steps: tuple[str, ...]) -> str:
     return ".".join(steps).replace(f".{EACH}", EACH)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Identity:
     """One record id: which namespace and scope it lives in, and where it is written."""
 
@@ -109,7 +109,7 @@ class Identity:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Reference:
     """An id written in a reference field, to be resolved in ``namespace``/``scope``."""
 
@@ -121,7 +121,7 @@ class Reference:
     field: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PathReference:
     """A repository path written in a record.
 
@@ -138,7 +138,7 @@ class PathReference:
     strict_only: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class IndexEntry:
     """One entry of an index file, with the fields it repeats from its record."""
 
@@ -151,7 +151,7 @@ class IndexEntry:
     missing: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ListedRecord:
     """A record of a kind that has an index, with the values its index repeats."""
 
@@ -163,7 +163,7 @@ class ListedRecord:
     clean: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class NoteFacts:
     """A Markdown note's links and id mentions; ``conversation`` scopes ``H-`` ids."""
 
@@ -173,7 +173,7 @@ class NoteFacts:
     append_only: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class FileContext:
     """What a per-file check sees: one parsed file and the run's settings.
 
@@ -466,7 +466,7 @@ def _may_hold(folder: list[str], layout: list[str], scope: str) -> bool:
 S = TypeVar("S")
 
 
-@dataclass
+@dataclass(repr=False)
 class RepoIndex:
     """Facts from every file, for the repo-wide checks.
 

@@ -67,7 +67,7 @@ class Format(str, enum.Enum):
     MARKDOWN = "markdown"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SubId:
     """Ids of entries nested in a record (milestones inside a mission)."""
 
@@ -108,7 +108,7 @@ class Scope(str, enum.Enum):
     RECORD = "record"  # inside the referencing record (milestones of a mission)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Ref:
     """A field whose values are ids of records in ``namespace``."""
 
@@ -122,7 +122,7 @@ def refs(namespace: str, *fields: str, scope: Scope = Scope.REPO) -> tuple[Ref, 
     return tuple(Ref(spec(f), namespace, scope) for f in fields)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class IndexSpec:
     """An index file: its array, the id it lists, and the fields it repeats.
 
@@ -173,7 +173,7 @@ def index_spec(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Namespace:
     """An id space: what its records are called and where they live.
 
@@ -195,7 +195,7 @@ class Namespace:
     files: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Kind:
     """One kind of file in a profile's store.
 
@@ -247,7 +247,7 @@ def paths(*fields: str) -> tuple[tuple[str, ...], ...]:
     return tuple(spec(f) for f in fields)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Match:
     """A file classified as ``kind``, with the named groups of its path."""
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Span:
     """A 1-based, end-exclusive span: ``line:column`` to ``end_line:end_column``."""
 
@@ -45,7 +45,7 @@ class ScanError(ValueError):
         self.column = column
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Locations:
     """Spans of values and keys by JSON pointer, plus duplicate keys in order."""
 

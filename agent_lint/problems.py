@@ -31,7 +31,7 @@ class ParseIssue(str, enum.Enum):
     LIMIT_EXCEEDED = "limit-exceeded"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ParseProblem:
     """One problem of one file: what, the words that say it, and where.
 
@@ -84,7 +84,7 @@ class GateIssue(str, enum.Enum):
 IssueT = TypeVar("IssueT", EntryIssue, GateIssue)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Problem(Generic[IssueT]):
     """One problem at one path: what (the issue), the words that say it, and where.
 

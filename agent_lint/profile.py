@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from agent_lint.validators import FileCheck, RepoCheck
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Marker:
     """A place where a profile's store may sit, and what must be found there.
 
@@ -86,7 +86,7 @@ def _exists(store: Path, entry: str) -> bool:
     return (store / entry).is_file()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Hook:
     """A pre-commit hook of the profile: its id and the ``files`` pattern it runs on."""
 
@@ -132,7 +132,7 @@ def _always(match: Match, relpath: str, data: Any) -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Profile:
     """One layout of agent state in files.
 

@@ -239,7 +239,7 @@ def _canonical(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Repeats:
     """The repeated items of an array: the first item seen again, how often, and all repeats."""
 
@@ -460,7 +460,7 @@ class SchemaConfigError(Exception):
     """A schema (bundled or user-supplied) cannot be loaded or used."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SchemaIssue:
     """One schema violation, engine-neutral.
 

@@ -249,7 +249,7 @@ def _hide_old_breaks(text: str) -> tuple[str, dict[int, int] | None]:
     return text.translate(forward), back
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Spans:
     """Character offsets of a document's nodes by JSON pointer, of its keys, of repeated keys."""
 
@@ -258,7 +258,7 @@ class Spans:
     duplicates: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class _Open:
     """A sequence or mapping whose events are still arriving."""
 
@@ -276,7 +276,7 @@ class _Open:
     keys: set[str] = field(default_factory=set)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class _Anchored:
     """What an anchor names: its value, its size with aliases expanded, its span, its text."""
 

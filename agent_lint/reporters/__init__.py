@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_lint.result import LintResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class ReportOptions:
     """Presentation settings shared by the reporters."""
 

@@ -37,7 +37,7 @@ from agent_lint.validators import (
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Check(Generic[T]):
     """A check and the rule codes it can emit.
 

@@ -82,7 +82,7 @@ _REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}\Z")
 _DIGITS = frozenset("0123456789")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Resolver:
     """Answers "does this id exist in this namespace and scope?" with hash look-ups."""
 
@@ -175,7 +175,7 @@ def _other_number(a: str, b: str) -> bool:
     return all(x in _DIGITS and y in _DIGITS for x, y in zip(a, b, strict=True) if x != y)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Lookups:
     """What the reference checks build once per run and share (a typed store of the index)."""
 
@@ -313,7 +313,7 @@ def expand_braces(value: str, limit: int | None = None) -> list[str]:
     return ["".join(combination) for combination in itertools.product(*parts)]
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class PathChecker:
     """Classifies repository paths without opening them; results are cached.
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from agent_lint.index import FileContext, RepoIndex
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ConversationFile:
     """A file of a conversation folder, parsed or not: what it is and where.
 
@@ -48,7 +48,7 @@ class ConversationFile:
     parsed: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ConversationRecord:
     """What a parsed conversation file says: a handoff, a turn, meta, state or resume marker."""
 
@@ -61,7 +61,7 @@ class ConversationRecord:
     resume: tuple[Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class MissionBinding:
     """A validation contract's ``mission_id`` and the mission folder it is stored in."""
 
@@ -70,7 +70,7 @@ class MissionBinding:
     mission_id: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Successor:
     """A decision superseded by another (``superseded_by_decision_id``)."""
 
@@ -79,7 +79,7 @@ class Successor:
     path: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RelationsSide:
     """One side of a conversation's relations: ``relations.yaml`` or ``meta.json``."""
 
@@ -89,7 +89,7 @@ class RelationsSide:
     relations: dict[str, Any]
 
 
-@dataclass
+@dataclass(repr=False)
 class CortexFacts:
     """The Cortex facts of one run, merged from every file's facts."""
 

@@ -19,7 +19,7 @@ _TIMED = whole("(?:H-)?([0-9]{8})-([0-9]{6})(?:-.*)?")
 _TURN = whole("[0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Handoff:
     """One conversation handoff file."""
 
@@ -57,7 +57,7 @@ class Handoff:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Turn:
     """One turn file: its number and timestamp."""
 
@@ -66,7 +66,7 @@ class Turn:
     timestamp: Any
 
 
-@dataclass
+@dataclass(repr=False)
 class Conversation:
     """Everything ordering and agreement checks need about one conversation."""
 
@@ -179,7 +179,7 @@ def embedded_time(handoff_id: str) -> str | None:
     return f"{match.group(1)}-{match.group(2)}" if match else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TimedHandoff:
     """A project or mission handoff: its folder, id time and ``produced_at``."""
 
