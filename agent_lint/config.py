@@ -7,7 +7,6 @@ bad value is a :class:`ConfigError` naming the key and the file.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
 import sys
@@ -291,6 +290,8 @@ def validate_code(code: str, where: str) -> str:
     shaped = re.fullmatch(r"AL[0-9]*", upper, re.ASCII) is not None
     if shaped and any(known.startswith(upper) for known in codes):
         return upper
+    import difflib  # loaded for a suggestion only
+
     close = difflib.get_close_matches(
         upper if upper.startswith("AL") else text.lower(),
         codes if upper.startswith("AL") else list(names),
@@ -310,6 +311,8 @@ def validate_profile(name: object, where: str) -> str:
 
     if isinstance(name, str) and name in names():
         return name
+    import difflib  # loaded for a suggestion only
+
     close = difflib.get_close_matches(str(name), names(), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ConfigError(
@@ -456,6 +459,8 @@ def _known_keys(table: Mapping[str, Any], keys: Mapping[str, str], where: str) -
     """Raise a usage error for a key of ``table`` not in ``keys``, with a did-you-mean."""
     for key in table:
         if key not in keys:
+            import difflib  # loaded for a suggestion only
+
             close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
             hint = f"; did you mean `{close[0]}`?" if close else ""
             known = ", ".join(keys)

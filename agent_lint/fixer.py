@@ -22,7 +22,7 @@ from agent_lint.jsonedit import set_values
 from agent_lint.jsontext import dumps
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Edit:
     """A planned write: ``path`` (repository-relative) goes from ``before`` to ``after``.
 
@@ -36,7 +36,7 @@ class Edit:
     resolves: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Blocked:
     """A derived file ``--fix`` should write but cannot, and why (one line)."""
 

@@ -7,7 +7,6 @@ the number of references.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
 import posixpath
@@ -492,6 +491,8 @@ def elsewhere(index: RepoIndex, path: str, referrer: str = "") -> str | None:
         for sibling in lookups.folders.get(posixpath.dirname(path), [])
         if not _other_number(sibling, name)  # D-002.json is another record, not a typo
     ]
+    import difflib  # loaded for a suggestion only
+
     close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
     return posixpath.join(posixpath.dirname(path), close[0]) if close else None
 
