@@ -11,18 +11,19 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from agent_lint.diagnostics import Severity
 from agent_lint.fileio import in_git_dir
+from agent_lint.frozen import frozen
 from agent_lint.jsontext import clip
 
 CONFIG_FILE = ".agent-lint.toml"
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@frozen(repr=False, eq=False)
 class Limit:
     """One bound on the work a hostile or odd file can cause: its setting, default and ceiling.
 
@@ -98,7 +99,7 @@ LIMITS: dict[str, Limit] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Limits:
     """The limits in force for one run (see :data:`LIMITS` for defaults and ceilings)."""
 
@@ -129,7 +130,7 @@ class ConfigError(Exception):
     """A usage or configuration error: the run stops with exit code 2."""
 
 
-@dataclass(frozen=True)
+@frozen
 class UserReference:
     """A reference field of a user-declared kind: its field spec and target namespace."""
 
@@ -138,7 +139,7 @@ class UserReference:
     where: str = dataclasses.field(compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class UserIndex:
     """The index file of a user-declared kind: where it is and how its entries are laid out.
 
@@ -154,7 +155,7 @@ class UserIndex:
     fields: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class UserKind:
     """A record kind declared in the configuration (``[[kinds]]``), validated but not compiled.
 
@@ -214,7 +215,7 @@ _GROUP = re.compile(r"\{([^{}]*)\}")
 _FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Config:
     """Effective settings of one run."""
 

@@ -12,17 +12,17 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_lint.fileio import NotRead, read_regular
+from agent_lint.frozen import frozen
 from agent_lint.index import RepoIndex
 from agent_lint.jsonedit import set_values
 from agent_lint.jsontext import dumps
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@frozen(repr=False, eq=False)
 class Edit:
     """A planned write: ``path`` (repository-relative) goes from ``before`` to ``after``.
 
@@ -36,7 +36,7 @@ class Edit:
     resolves: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@frozen(repr=False, eq=False)
 class Blocked:
     """A derived file ``--fix`` should write but cannot, and why (one line)."""
 

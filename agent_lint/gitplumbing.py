@@ -31,10 +31,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import IO, cast
+
+from agent_lint.frozen import frozen
 
 #: ``-c`` settings given to every git command. Each one switches off a
 #: program that configuration could otherwise make git run.
@@ -158,7 +159,7 @@ def encode(path: str) -> bytes:
     return path.encode("utf-8", errors="surrogateescape")
 
 
-@dataclass(frozen=True)
+@frozen
 class TreeEntry:
     """An entry of a tree or the index: its mode, object id and (for blobs) size.
 
@@ -186,7 +187,7 @@ class TreeEntry:
         return "a regular file"
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexEntry:
     """A stage-0 index entry with the stat data git recorded for it."""
 
@@ -208,7 +209,7 @@ def _split_z(data: bytes) -> Iterator[bytes]:
             yield record
 
 
-@dataclass(frozen=True)
+@frozen
 class Repository:
     """A git repository: its work tree and git directory."""
 

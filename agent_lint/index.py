@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agent_lint.config import Config
+from agent_lint.frozen import frozen
 from agent_lint.jsontext import escape_token
 from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
 from agent_lint.markdown import Note, scan
@@ -97,7 +98,7 @@ def field_text(steps: tuple[str, ...]) -> str:
     return ".".join(steps).replace(f".{EACH}", EACH)
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class Identity:
     """One record id: which namespace and scope it lives in, and where it is written."""
 
@@ -109,7 +110,7 @@ class Identity:
     title: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class Reference:
     """An id written in a reference field, to be resolved in ``namespace``/``scope``."""
 
@@ -121,7 +122,7 @@ class Reference:
     field: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class PathReference:
     """A repository path written in a record.
 
@@ -138,7 +139,7 @@ class PathReference:
     strict_only: bool = False
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class IndexEntry:
     """One entry of an index file, with the fields it repeats from its record."""
 
@@ -151,7 +152,7 @@ class IndexEntry:
     missing: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class ListedRecord:
     """A record of a kind that has an index, with the values its index repeats."""
 
@@ -163,7 +164,7 @@ class ListedRecord:
     clean: bool = True
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class NoteFacts:
     """A Markdown note's links and id mentions; ``conversation`` scopes ``H-`` ids."""
 
@@ -173,7 +174,7 @@ class NoteFacts:
     append_only: bool = False
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class FileContext:
     """What a per-file check sees: one parsed file and the run's settings.
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from agent_lint.frozen import frozen
 
 #: The id shape shared by most prefixed record ids (``D-…``, ``WP-…``, ``M-…``).
 _SUFFIX = r"[A-Za-z0-9][A-Za-z0-9._-]*"
@@ -67,7 +69,7 @@ class Format(str, enum.Enum):
     MARKDOWN = "markdown"
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class SubId:
     """Ids of entries nested in a record (milestones inside a mission)."""
 
@@ -108,7 +110,7 @@ class Scope(str, enum.Enum):
     RECORD = "record"  # inside the referencing record (milestones of a mission)
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class Ref:
     """A field whose values are ids of records in ``namespace``."""
 
@@ -122,7 +124,7 @@ def refs(namespace: str, *fields: str, scope: Scope = Scope.REPO) -> tuple[Ref, 
     return tuple(Ref(spec(f), namespace, scope) for f in fields)
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class IndexSpec:
     """An index file: its array, the id it lists, and the fields it repeats.
 
@@ -173,7 +175,7 @@ def index_spec(
     )
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class Namespace:
     """An id space: what its records are called and where they live.
 
@@ -195,7 +197,7 @@ class Namespace:
     files: str = ""
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class Kind:
     """One kind of file in a profile's store.
 
@@ -247,7 +249,7 @@ def paths(*fields: str) -> tuple[tuple[str, ...], ...]:
     return tuple(spec(f) for f in fields)
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class Match:
     """A file classified as ``kind``, with the named groups of its path."""
 

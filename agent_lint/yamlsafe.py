@@ -36,6 +36,7 @@ from decimal import Decimal
 from typing import Any, NoReturn
 
 from agent_lint.config import Limits
+from agent_lint.frozen import frozen
 
 #: PyYAML's binding of libyaml, looked for when a first document is read (``...`` until
 #: then): a run whose documents all come from the cache never loads PyYAML. None when
@@ -276,7 +277,7 @@ class _Open:
     keys: set[str] = field(default_factory=set)
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@frozen(repr=False, eq=False)
 class _Anchored:
     """What an anchor names: its value, its size with aliases expanded, its span, its text."""
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_lint.frozen import frozen
 from agent_lint.kinds import Match
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 Located = tuple[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class AgentFolder:
     """A file of a conversation's store, read or not: which conversation and agent folder."""
 
@@ -32,7 +33,7 @@ class AgentFolder:
     path: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ConversationMeta:
     """A parsed ``conversations/<id>/metadata.json``."""
 
@@ -41,7 +42,7 @@ class ConversationMeta:
     data: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class AgentRecord:
     """A parsed sub-agent file: ``metadata`` or ``messages``; ``clean`` when it has no error."""
 
@@ -54,7 +55,7 @@ class AgentRecord:
     tool_call_ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class LeaderMessages:
     """The ``metadata.agent_id`` values of a Team Leader ``messages.json``."""
 
@@ -63,7 +64,7 @@ class LeaderMessages:
     agent_refs: tuple[Located, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class StateRecord:
     """The parsed global ``state.json``; ``clean`` when it has no error of its own."""
 
@@ -72,7 +73,7 @@ class StateRecord:
     clean: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class IndexRecord:
     """The parsed ``conversations/index.json``."""
 

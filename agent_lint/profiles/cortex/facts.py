@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_lint.frozen import frozen
 from agent_lint.kinds import Match
 from agent_lint.profiles.cortex.handoffs import (
     Conversation,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from agent_lint.index import FileContext, RepoIndex
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class ConversationFile:
     """A file of a conversation folder, parsed or not: what it is and where.
 
@@ -48,7 +49,7 @@ class ConversationFile:
     parsed: bool = True
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class ConversationRecord:
     """What a parsed conversation file says: a handoff, a turn, meta, state or resume marker."""
 
@@ -61,7 +62,7 @@ class ConversationRecord:
     resume: tuple[Any] | None = None
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class MissionBinding:
     """A validation contract's ``mission_id`` and the mission folder it is stored in."""
 
@@ -70,7 +71,7 @@ class MissionBinding:
     mission_id: Any
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class Successor:
     """A decision superseded by another (``superseded_by_decision_id``)."""
 
@@ -79,7 +80,7 @@ class Successor:
     path: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class RelationsSide:
     """One side of a conversation's relations: ``relations.yaml`` or ``meta.json``."""
 

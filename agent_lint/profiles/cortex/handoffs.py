@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from agent_lint.frozen import frozen
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
 
@@ -19,7 +20,7 @@ _TIMED = whole("(?:H-)?([0-9]{8})-([0-9]{6})(?:-.*)?")
 _TURN = whole("[0-9]+")
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class Handoff:
     """One conversation handoff file."""
 
@@ -57,7 +58,7 @@ class Handoff:
         }
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class Turn:
     """One turn file: its number and timestamp."""
 
@@ -179,7 +180,7 @@ def embedded_time(handoff_id: str) -> str | None:
     return f"{match.group(1)}-{match.group(2)}" if match else None
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen(slots=True, repr=False)
 class TimedHandoff:
     """A project or mission handoff: its folder, id time and ``produced_at``."""
 
