@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agent_lint.config import Config
-from agent_lint.frozen import frozen
 from agent_lint.jsontext import escape_token
 from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
 from agent_lint.markdown import Note, scan
@@ -98,7 +97,7 @@ def field_text(steps: tuple[str, ...]) -> str:
     return ".".join(steps).replace(f".{EACH}", EACH)
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Identity:
     """One record id: which namespace and scope it lives in, and where it is written."""
 
@@ -110,7 +109,7 @@ class Identity:
     title: str
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Reference:
     """An id written in a reference field, to be resolved in ``namespace``/``scope``."""
 
@@ -122,7 +121,7 @@ class Reference:
     field: str
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class PathReference:
     """A repository path written in a record.
 
@@ -139,7 +138,7 @@ class PathReference:
     strict_only: bool = False
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class IndexEntry:
     """One entry of an index file, with the fields it repeats from its record."""
 
@@ -152,7 +151,7 @@ class IndexEntry:
     missing: tuple[str, ...] = ()
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class ListedRecord:
     """A record of a kind that has an index, with the values its index repeats."""
 
@@ -164,7 +163,7 @@ class ListedRecord:
     clean: bool = True
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class NoteFacts:
     """A Markdown note's links and id mentions; ``conversation`` scopes ``H-`` ids."""
 
@@ -174,7 +173,7 @@ class NoteFacts:
     append_only: bool = False
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class FileContext:
     """What a per-file check sees: one parsed file and the run's settings.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from agent_lint.frozen import frozen
 
@@ -249,7 +249,7 @@ def paths(*fields: str) -> tuple[tuple[str, ...], ...]:
     return tuple(spec(f) for f in fields)
 
 
-@frozen(repr=False)
+@dataclass(frozen=True)
 class Match:
     """A file classified as ``kind``, with the named groups of its path."""
 

@@ -15,7 +15,7 @@ import pytest
 
 import agent_lint
 from agent_lint.frozen import frozen
-from agent_lint.index import Reference
+from agent_lint.positions import Span
 
 
 def _frozen_classes() -> list[type]:
@@ -40,10 +40,11 @@ def _frozen_classes() -> list[type]:
 def test_the_values_of_the_index_and_the_profiles_are_declared_frozen() -> None:
     names = {f"{cls.__module__}.{cls.__qualname__}" for cls in _frozen_classes()}
     assert {
-        "agent_lint.index.Reference",
         "agent_lint.kinds.Kind",
+        "agent_lint.kinds.Ref",
         "agent_lint.config.Config",
-        "agent_lint.profiles.cortex.facts.ConversationFile",
+        "agent_lint.positions.Span",
+        "agent_lint.profile.Profile",
     } <= names
 
 
@@ -77,8 +78,7 @@ def test_a_frozen_value_compares_and_hashes_as_a_frozen_dataclass(options: dict)
     assert hasattr(ours(1), "__dict__") == (not options.get("slots", False))
 
 
-def test_references_are_equal_by_value() -> None:
-    fields = [f.name for f in dataclasses.fields(Reference)]
-    first = Reference(*(str(n) for n in range(len(fields))))
-    again = Reference(*(str(n) for n in range(len(fields))))
+def test_spans_are_equal_by_value() -> None:
+    first, again = Span(1, 2, 1, 5), Span(1, 2, 1, 5)
     assert first == again and hash(first) == hash(again) and len({first, again}) == 1
+    assert first != Span(1, 2, 1, 6)

@@ -28,7 +28,7 @@ KEPT = [
         if isinstance(cls, type)
         and cls.__module__ == module.__name__
         and dataclasses.is_dataclass(cls)
-        and cls.__hash__ is not None  # a value, not a store facts are merged into
+        and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
     ),
 ]
 

@@ -195,12 +195,12 @@ def test_only_the_configuration_keeps_a_generated_repr() -> None:
     """
     from agent_lint.config import Config, Limits, UserIndex, UserKind, UserReference
     from agent_lint.diagnostics import Diagnostic
-    from agent_lint.index import Reference
+    from agent_lint.positions import Span
 
     for cls in (Config, Limits, UserIndex, UserKind, UserReference):
         assert cls.__dataclass_params__.repr  # type: ignore[attr-defined]
     assert repr(Config()).startswith("Config(select=('AL',), ")
-    for cls in (Diagnostic, Reference):
+    for cls in (Diagnostic, Span):
         assert not cls.__dataclass_params__.repr  # type: ignore[attr-defined]
         assert cls.__dataclass_params__.eq  # type: ignore[attr-defined]
 

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_lint.frozen import frozen
 from agent_lint.kinds import Match
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 Located = tuple[str, Any]
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class AgentFolder:
     """A file of a conversation's store, read or not: which conversation and agent folder."""
 
@@ -33,7 +32,7 @@ class AgentFolder:
     path: str
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class ConversationMeta:
     """A parsed ``conversations/<id>/metadata.json``."""
 
@@ -42,7 +41,7 @@ class ConversationMeta:
     data: dict[str, Any]
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class AgentRecord:
     """A parsed sub-agent file: ``metadata`` or ``messages``; ``clean`` when it has no error."""
 
@@ -55,7 +54,7 @@ class AgentRecord:
     tool_call_ids: tuple[str, ...] = ()
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class LeaderMessages:
     """The ``metadata.agent_id`` values of a Team Leader ``messages.json``."""
 
@@ -64,7 +63,7 @@ class LeaderMessages:
     agent_refs: tuple[Located, ...]
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class StateRecord:
     """The parsed global ``state.json``; ``clean`` when it has no error of its own."""
 
@@ -73,7 +72,7 @@ class StateRecord:
     clean: bool
 
 
-@frozen(slots=True)
+@dataclass(frozen=True, slots=True)
 class IndexRecord:
     """The parsed ``conversations/index.json``."""
 

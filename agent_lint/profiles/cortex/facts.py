@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_lint.frozen import frozen
 from agent_lint.kinds import Match
 from agent_lint.profiles.cortex.handoffs import (
     Conversation,
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
     from agent_lint.index import FileContext, RepoIndex
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class ConversationFile:
     """A file of a conversation folder, parsed or not: what it is and where.
 
@@ -49,7 +48,7 @@ class ConversationFile:
     parsed: bool = True
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class ConversationRecord:
     """What a parsed conversation file says: a handoff, a turn, meta, state or resume marker."""
 
@@ -62,7 +61,7 @@ class ConversationRecord:
     resume: tuple[Any] | None = None
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class MissionBinding:
     """A validation contract's ``mission_id`` and the mission folder it is stored in."""
 
@@ -71,7 +70,7 @@ class MissionBinding:
     mission_id: Any
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Successor:
     """A decision superseded by another (``superseded_by_decision_id``)."""
 
@@ -80,7 +79,7 @@ class Successor:
     path: str
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class RelationsSide:
     """One side of a conversation's relations: ``relations.yaml`` or ``meta.json``."""
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from agent_lint.frozen import frozen
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
 
@@ -20,7 +19,7 @@ _TIMED = whole("(?:H-)?([0-9]{8})-([0-9]{6})(?:-.*)?")
 _TURN = whole("[0-9]+")
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Handoff:
     """One conversation handoff file."""
 
@@ -58,7 +57,7 @@ class Handoff:
         }
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Turn:
     """One turn file: its number and timestamp."""
 
@@ -180,7 +179,7 @@ def embedded_time(handoff_id: str) -> str | None:
     return f"{match.group(1)}-{match.group(2)}" if match else None
 
 
-@frozen(slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class TimedHandoff:
     """A project or mission handoff: its folder, id time and ``produced_at``."""
 
