@@ -7,10 +7,11 @@ package, reports any assignment to a field, as for
 dataclasses do, and :func:`dataclasses.replace` makes changed copies.
 
 At run time the class has no ``__setattr__``/``__delattr__`` guards:
-generating them for each class was about a tenth of a small run's start-up,
-and an instance whose ``__init__`` goes around them takes three times as
-long to build. Diagnostics, the values the reporters print, stay
-``dataclass(frozen=True)``.
+generating them costs about 0.15 ms a class (two ``exec`` calls), some
+4 ms of the 95 ms a plain run spends importing its modules, and an instance
+whose ``__init__`` goes around them takes three times as long to build.
+Diagnostics, the values the reporters print, and the facts a run keeps of
+every file stay ``dataclass(frozen=True)``.
 """
 
 from __future__ import annotations
