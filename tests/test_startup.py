@@ -272,3 +272,32 @@ def test_the_engine_loads_with_the_collector_off_and_the_pass_collects(
     assert seen == {"start-up": False, "pass": (True, True, linter.RUN_GC_THRESHOLD)}
     assert gc.isenabled() and gc.get_freeze_count() == frozen
     assert gc.get_threshold() == threshold
+
+
+def test_the_command_leaves_what_it_made_out_of_the_last_collection(tmp_path: Path) -> None:
+    """Run as the command, the run's objects are frozen at its end (the collection at exit
+    would only walk them); called with arguments, as a library or a test does, nothing is."""
+    import gc
+
+    from agent_lint.cli import main
+
+    repo = generate(tmp_path / "repo", 20)
+    probe = (
+        "import gc, sys\n"
+        "from agent_lint.cli import main\n"
+        "code = main()\n"
+        "print(gc.get_freeze_count() > 0, gc.isenabled(), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "--no-cache", "--quiet", str(repo.root)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split() == ["True", "True"]
+    frozen_before = gc.get_freeze_count()
+    assert main(["--no-cache", "--quiet", str(repo.root)]) == 0
+    assert gc.get_freeze_count() == frozen_before
