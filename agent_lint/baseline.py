@@ -17,12 +17,12 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_lint.config import ConfigError
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.fileio import NotRead, read_in_folder
+from agent_lint.frozen import frozen
 from agent_lint.jsontext import clip
 
 VERSION = 1
@@ -107,7 +107,7 @@ def load(path: Path) -> Counter[str]:
     return counts
 
 
-@dataclass(frozen=True)
+@frozen
 class Filtered:
     """Findings left after a baseline: those to report, how many were known, how many fixed."""
 

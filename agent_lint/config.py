@@ -7,23 +7,23 @@ bad value is a :class:`ConfigError` naming the key and the file.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from agent_lint.diagnostics import Severity
 from agent_lint.fileio import in_git_dir
+from agent_lint.frozen import frozen
 from agent_lint.jsontext import clip
 
 CONFIG_FILE = ".agent-lint.toml"
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class Limit:
     """One bound on the work a hostile or odd file can cause: its setting, default and ceiling.
 
@@ -99,7 +99,7 @@ LIMITS: dict[str, Limit] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Limits:
     """The limits in force for one run (see :data:`LIMITS` for defaults and ceilings)."""
 
@@ -130,7 +130,7 @@ class ConfigError(Exception):
     """A usage or configuration error: the run stops with exit code 2."""
 
 
-@dataclass(frozen=True)
+@frozen
 class UserReference:
     """A reference field of a user-declared kind: its field spec and target namespace."""
 
@@ -139,7 +139,7 @@ class UserReference:
     where: str = dataclasses.field(compare=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class UserIndex:
     """The index file of a user-declared kind: where it is and how its entries are laid out.
 
@@ -155,7 +155,7 @@ class UserIndex:
     fields: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class UserKind:
     """A record kind declared in the configuration (``[[kinds]]``), validated but not compiled.
 
@@ -215,7 +215,7 @@ _GROUP = re.compile(r"\{([^{}]*)\}")
 _FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".md": "markdown"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Config:
     """Effective settings of one run."""
 
@@ -291,6 +291,8 @@ def validate_code(code: str, where: str) -> str:
     shaped = re.fullmatch(r"AL[0-9]*", upper, re.ASCII) is not None
     if shaped and any(known.startswith(upper) for known in codes):
         return upper
+    import difflib  # loaded for a suggestion only
+
     close = difflib.get_close_matches(
         upper if upper.startswith("AL") else text.lower(),
         codes if upper.startswith("AL") else list(names),
@@ -310,6 +312,8 @@ def validate_profile(name: object, where: str) -> str:
 
     if isinstance(name, str) and name in names():
         return name
+    import difflib  # loaded for a suggestion only
+
     close = difflib.get_close_matches(str(name), names(), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ConfigError(
@@ -456,6 +460,8 @@ def _known_keys(table: Mapping[str, Any], keys: Mapping[str, str], where: str) -
     """Raise a usage error for a key of ``table`` not in ``keys``, with a did-you-mean."""
     for key in table:
         if key not in keys:
+            import difflib  # loaded for a suggestion only
+
             close = difflib.get_close_matches(str(key), keys, n=1, cutoff=0.6)
             hint = f"; did you mean `{close[0]}`?" if close else ""
             known = ", ".join(keys)

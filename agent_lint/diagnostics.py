@@ -22,7 +22,7 @@ class Severity(str, enum.Enum):
     INFO = "info"  # needs no action (e.g. the absent records of a partial snapshot)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Rule:
     """A check's stable identity and its user documentation.
 
@@ -81,7 +81,7 @@ class Rule:
         )
 
 
-@dataclass(frozen=True, order=False)
+@dataclass(frozen=True, repr=False)
 class Diagnostic:
     """One finding: what is wrong, where, and whether ``--fix`` can repair it.
 

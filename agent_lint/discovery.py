@@ -36,7 +36,7 @@ _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 CACHE_DIR = ".agent_lint_cache"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False, eq=False)
 class Target:
     """A repository to lint: its root, its store (the agent dir), its settings and profile.
 

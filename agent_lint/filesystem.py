@@ -15,11 +15,11 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from agent_lint.fileio import read_regular
+from agent_lint.frozen import frozen
 
 
 class DirEntry(Protocol):
@@ -75,7 +75,7 @@ class FileSystem(Protocol):
         """A hint: ``paths`` will be asked about soon (a git tree lists them in one go)."""
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Disk:
     """The disk, through :mod:`os` (reads never block and are bounded: :mod:`fileio`)."""
 
@@ -132,7 +132,7 @@ class Standing(enum.Enum):
     UNMERGED = "unmerged"  # new or changed since the last merged version: still fixable
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class AddedIn:
     """A merged append-only record: the commit that added it, and that commit's files."""
 

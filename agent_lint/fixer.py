@@ -8,20 +8,21 @@ write are never touched: only derived files.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_lint.fileio import NotRead, read_regular
+from agent_lint.frozen import frozen
 from agent_lint.index import RepoIndex
 from agent_lint.jsonedit import set_values
 from agent_lint.jsontext import dumps
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class Edit:
     """A planned write: ``path`` (repository-relative) goes from ``before`` to ``after``.
 
@@ -35,7 +36,7 @@ class Edit:
     resolves: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class Blocked:
     """A derived file ``--fix`` should write but cannot, and why (one line)."""
 
@@ -129,6 +130,35 @@ def plan(index: RepoIndex, unsafe: bool = False) -> Iterator[Edit]:
     yield from plan_all(index, unsafe)[0]
 
 
+#: Flags of a new temporary file: created here and now (never an existing file or a link
+#: followed), write-only, not inherited by child processes.
+_NEW_FILE = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def create_temporary(folder: Path, name: str) -> tuple[int, str]:
+    """Create a new, private file next to ``name`` in ``folder``: its descriptor and path.
+
+    The name is ``.<name>.<random>.tmp``; an existing file of that name is never
+    opened (``O_EXCL``), another random name is tried instead. This is what
+    :func:`tempfile.mkstemp` does, without importing :mod:`tempfile` (and
+    :mod:`shutil`, :mod:`random`) on every ``--fix`` that writes.
+    """
+    for _ in range(100):
+        temporary = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(temporary, _NEW_FILE, 0o600), temporary
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(folder))
+
+
 def write_atomically(target: Path, data: bytes) -> None:
     """Write ``data`` to ``target`` via a temporary file in the same folder.
 
@@ -139,10 +169,8 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise FixError(f"{target} is a symbolic link; not written")
     if target.exists() and not target.is_file():
         raise FixError(f"{target} is not a regular file; not written")
-    import tempfile  # loaded to write: planning a fix does not need it
-
     folder = target.parent
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    fd, temporary = create_temporary(folder, target.name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -32,10 +32,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import IO, cast
+
+from agent_lint.frozen import frozen
 
 #: ``-c`` settings given to every git command. Each one switches off a
 #: program that configuration could otherwise make git run.
@@ -164,7 +165,7 @@ def encode(path: str) -> bytes:
     return path.encode("utf-8", errors="surrogateescape")
 
 
-@dataclass(frozen=True)
+@frozen
 class TreeEntry:
     """An entry of a tree or the index: its mode, object id and (for blobs) size.
 
@@ -192,7 +193,7 @@ class TreeEntry:
         return "a regular file"
 
 
-@dataclass(frozen=True)
+@frozen
 class IndexEntry:
     """A stage-0 index entry with the stat data git recorded for it."""
 
@@ -214,7 +215,7 @@ def _split_z(data: bytes) -> Iterator[bytes]:
             yield record
 
 
-@dataclass(frozen=True)
+@frozen
 class Repository:
     """A git repository: its work tree and git directory.
 

@@ -29,7 +29,6 @@ import posixpath
 import stat
 from collections import defaultdict, deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +36,7 @@ from agent_lint.config import ConfigError
 from agent_lint.discovery import Target
 from agent_lint.fileio import NotRead
 from agent_lint.filesystem import DISK, AddedIn, DirEntry, FileSystem, Standing
+from agent_lint.frozen import frozen
 from agent_lint.gitplumbing import (
     MODE_GITLINK,
     MODE_SYMLINK,
@@ -70,7 +70,7 @@ def tree_path(top: str, path: str) -> str | None:
     return rest.replace(os.altsep, "/") if os.altsep else rest
 
 
-@dataclass(frozen=True)
+@frozen
 class _Found:
     """Where a path leads: its absolute path, its tree path (None beyond the tree), its entry,
     and whether following it met more links than a loop-free path has (``MAX_LINKS``)."""

@@ -459,7 +459,7 @@ def _may_hold(folder: list[str], layout: list[str], scope: str) -> bool:
 S = TypeVar("S")
 
 
-@dataclass
+@dataclass(repr=False)
 class RepoIndex:
     """Facts from every file, for the repo-wide checks.
 

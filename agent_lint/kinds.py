@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from agent_lint.frozen import frozen
+
 #: The id shape shared by most prefixed record ids (``D-…``, ``WP-…``, ``M-…``).
 _SUFFIX = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 
@@ -68,7 +70,7 @@ class Format(str, enum.Enum):
     MARKDOWN = "markdown"
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class SubId:
     """Ids of entries nested in a record (milestones inside a mission)."""
 
@@ -109,7 +111,7 @@ class Scope(str, enum.Enum):
     RECORD = "record"  # inside the referencing record (milestones of a mission)
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Ref:
     """A field whose values are ids of records in ``namespace``."""
 
@@ -123,7 +125,7 @@ def refs(namespace: str, *fields: str, scope: Scope = Scope.REPO) -> tuple[Ref, 
     return tuple(Ref(spec(f), namespace, scope) for f in fields)
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class IndexSpec:
     """An index file: its array, the id it lists, and the fields it repeats.
 
@@ -174,7 +176,7 @@ def index_spec(
     )
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Namespace:
     """An id space: what its records are called and where they live.
 
@@ -196,7 +198,7 @@ class Namespace:
     files: str = ""
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Kind:
     """One kind of file in a profile's store.
 

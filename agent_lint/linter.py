@@ -74,7 +74,7 @@ RUN_GC_THRESHOLD = (50_000, 20, 1_000)
 _AT_ROOT = {(fmt, parsed): (fmt, "", parsed) for fmt in Format for parsed in (False, True)}
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Replay:
     """What one run's pass over the files saw, so ``--fix`` checks again only what it wrote.
 
@@ -413,7 +413,7 @@ def _lint_target(
     return result
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Passed:
     """What the pass over one repository's files found, for the repo-wide stage.
 

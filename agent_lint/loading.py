@@ -47,7 +47,7 @@ INT_DIGITS = 4000
 _DEFAULT_LIMITS = Limits()
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Loaded:
     """The outcome of reading one file: its data, and the problems met reading it."""
 

@@ -41,7 +41,7 @@ class Token(NamedTuple):
     end_column: int
 
 
-@dataclass
+@dataclass(repr=False)
 class Note:
     """The links, record ids and heading anchors of one Markdown file."""
 

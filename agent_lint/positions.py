@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AnyStr, NamedTuple
 
 from agent_lint.config import LIMITS, Limits
+from agent_lint.frozen import frozen
 from agent_lint.jsontext import escape_token, quote
 from agent_lint.yamlsafe import yaml_spans
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Span:
     """A 1-based, end-exclusive span: ``line:column`` to ``end_line:end_column``."""
 
@@ -45,7 +46,7 @@ class ScanError(ValueError):
         self.column = column
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Locations:
     """Spans of values and keys by JSON pointer, plus duplicate keys in order."""
 

@@ -15,8 +15,9 @@ from one layer: the validators and the profiles' checks.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from agent_lint.frozen import frozen
 
 
 class ParseIssue(str, enum.Enum):
@@ -31,7 +32,7 @@ class ParseIssue(str, enum.Enum):
     LIMIT_EXCEEDED = "limit-exceeded"
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class ParseProblem:
     """One problem of one file: what, the words that say it, and where.
 
@@ -84,7 +85,7 @@ class GateIssue(str, enum.Enum):
 IssueT = TypeVar("IssueT", EntryIssue, GateIssue)
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Problem(Generic[IssueT]):
     """One problem at one path: what (the issue), the words that say it, and where.
 

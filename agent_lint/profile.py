@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_lint.config import ConfigError, UserIndex, UserKind
 from agent_lint.diagnostics import Rule
+from agent_lint.frozen import frozen
 from agent_lint.kinds import (
     Format,
     History,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from agent_lint.validators import FileCheck, RepoCheck
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Marker:
     """A place where a profile's store may sit, and what must be found there.
 
@@ -86,7 +87,7 @@ def _exists(store: Path, entry: str) -> bool:
     return (store / entry).is_file()
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Hook:
     """A pre-commit hook of the profile: its id and the ``files`` pattern it runs on."""
 
@@ -132,7 +133,7 @@ def _always(match: Match, relpath: str, data: Any) -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class Profile:
     """One layout of agent state in files.
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from agent_lint.linter import Replay
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LintResult:
     """Everything a reporter needs: the root, the count of files read, the findings.
 

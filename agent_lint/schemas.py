@@ -18,7 +18,6 @@ import os
 import re
 import stat
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     import referencing
     from jsonschema.protocols import Validator
 
+from agent_lint.frozen import frozen
 from agent_lint.jsontext import clip
 
 # RFC 3339 is ASCII: "\d" would take Arabic-Indic or full-width digits, and "$"
@@ -239,7 +239,7 @@ def _canonical(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class Repeats:
     """The repeated items of an array: the first item seen again, how often, and all repeats."""
 
@@ -460,7 +460,7 @@ class SchemaConfigError(Exception):
     """A schema (bundled or user-supplied) cannot be loaded or used."""
 
 
-@dataclass(frozen=True)
+@frozen(repr=False)
 class SchemaIssue:
     """One schema violation, engine-neutral.
 

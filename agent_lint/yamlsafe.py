@@ -36,6 +36,7 @@ from decimal import Decimal
 from typing import Any, NoReturn
 
 from agent_lint.config import Limits
+from agent_lint.frozen import frozen
 
 #: PyYAML's binding of libyaml, looked for when a first document is read (``...`` until
 #: then): a run whose documents all come from the cache never loads PyYAML. None when
@@ -249,7 +250,7 @@ def _hide_old_breaks(text: str) -> tuple[str, dict[int, int] | None]:
     return text.translate(forward), back
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Spans:
     """Character offsets of a document's nodes by JSON pointer, of its keys, of repeated keys."""
 
@@ -258,7 +259,7 @@ class Spans:
     duplicates: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class _Open:
     """A sequence or mapping whose events are still arriving."""
 
@@ -276,7 +277,7 @@ class _Open:
     keys: set[str] = field(default_factory=set)
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class _Anchored:
     """What an anchor names: its value, its size with aliases expanded, its span, its text."""
 

@@ -197,6 +197,41 @@ def test_atomic_write_refuses_symlinks(tmp_path):
     assert real.read_text() == "x"
 
 
+def test_temporary_file_never_opens_a_name_that_exists(tmp_path, monkeypatch):
+    """A planted file or link at the temporary name is left alone: another name is taken."""
+    outside = tmp_path / "outside.json"
+    outside.write_text("theirs")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    names = iter([b"\x00" * 6, b"\x00" * 6, b"\x01" * 6])
+    monkeypatch.setattr(os, "urandom", lambda size: next(names))
+    planted = folder / ".state.json.000000000000.tmp"
+    planted.symlink_to(outside)
+    fd, temporary = fixer.create_temporary(folder, "state.json")
+    os.close(fd)
+    assert temporary == str(folder / ".state.json.010101010101.tmp")
+    assert (os.stat(temporary).st_mode & 0o777) == 0o600
+    assert planted.is_symlink() and outside.read_text() == "theirs"
+    target = folder / "state.json"
+    monkeypatch.setattr(os, "urandom", lambda size: b"\x00" * 6)  # every name taken
+    with pytest.raises(FileExistsError):
+        fixer.write_atomically(target, b"new")
+    assert not target.exists() and outside.read_text() == "theirs"
+
+
+def test_atomic_write_keeps_the_mode_of_the_file_it_replaces(tmp_path):
+    target = tmp_path / "state.json"
+    target.write_text("old")
+    target.chmod(0o640)
+    fixer.write_atomically(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert (target.stat().st_mode & 0o777) == 0o640
+    fresh = tmp_path / "new.json"
+    fixer.write_atomically(fresh, b"{}")
+    assert (fresh.stat().st_mode & 0o777) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json", "state.json"]
+
+
 def test_fixable_marks_in_json_and_sarif(capsys):
     import json
 

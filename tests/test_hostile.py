@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +228,7 @@ def test_read_only_folder_at_write_time(tmp_path, capsys, monkeypatch):
     def denied(*args: object, **kwargs: object) -> tuple[int, str]:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    monkeypatch.setattr(fixer, "create_temporary", denied)
     assert main([str(repo), "--fix"]) == 2
     assert "Permission denied; the file is unchanged" in capsys.readouterr().err
 

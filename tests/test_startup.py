@@ -91,8 +91,8 @@ def test_a_clean_run_never_loads_the_detailed_schema_engine(tmp_path: Path) -> N
 #: plumbing (no base, and no broken path asks git where a record stands), the fixer
 #: and the profiles' fix planners (nothing to fix), the reporters of other formats,
 #: the baseline (none given), the cache (``--no-cache``), the pure-Python YAML reader
-#: (libyaml reads every document), a configuration reader (no configuration file) and
-#: the modules only these need.
+#: (libyaml reads every document), a configuration reader (no configuration file),
+#: did-you-mean matching (nothing is misspelt) and the modules only these need.
 UNUSED_BY_A_CLEAN_RUN = (
     "agent_lint.baseline",
     "agent_lint.cache",
@@ -117,6 +117,7 @@ UNUSED_BY_A_CLEAN_RUN = (
     "tempfile",
     "subprocess",
     "importlib.resources",
+    "difflib",
 )
 
 
@@ -174,6 +175,34 @@ def test_a_run_loads_what_its_findings_need(tmp_path: Path) -> None:
     code, modules = _imported("--no-cache", "--diff", str(repo.root))
     assert code == 1
     assert "agent_lint.reporters.diff" in modules
+
+
+def test_a_fix_that_writes_loads_no_temporary_file_module(tmp_path: Path) -> None:
+    """``--fix`` creates its temporary files itself: neither tempfile nor shutil is loaded."""
+    repo = generate(tmp_path / "repo", 120, {"agreement": 1})
+    code, modules = _imported("--no-cache", "--fix", str(repo.root))
+    assert code == 0
+    assert not modules & {"tempfile", "shutil"}
+    assert _imported("--no-cache", str(repo.root))[0] == 0  # it was fixed
+
+
+def test_only_the_configuration_keeps_a_generated_repr() -> None:
+    """The cache keys a run by ``repr`` of its configuration: those classes keep theirs.
+
+    The values a run makes by the thousand skip the generated ``__repr__`` (and
+    ``__eq__`` where nothing compares them): creating those methods was a good part
+    of the engine's start-up.
+    """
+    from agent_lint.config import Config, Limits, UserIndex, UserKind, UserReference
+    from agent_lint.diagnostics import Diagnostic
+    from agent_lint.positions import Span
+
+    for cls in (Config, Limits, UserIndex, UserKind, UserReference):
+        assert cls.__dataclass_params__.repr  # type: ignore[attr-defined]
+    assert repr(Config()).startswith("Config(select=('AL',), ")
+    for cls in (Diagnostic, Span):
+        assert not cls.__dataclass_params__.repr  # type: ignore[attr-defined]
+        assert cls.__dataclass_params__.eq  # type: ignore[attr-defined]
 
 
 def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:
@@ -253,3 +282,32 @@ def test_the_engine_loads_with_the_collector_off_and_the_pass_collects(
     }
     assert gc.isenabled() and gc.get_freeze_count() == frozen
     assert gc.get_threshold() == threshold
+
+
+def test_the_command_leaves_what_it_made_out_of_the_last_collection(tmp_path: Path) -> None:
+    """Run as the command, the run's objects are frozen at its end (the collection at exit
+    would only walk them); called with arguments, as a library or a test does, nothing is."""
+    import gc
+
+    from agent_lint.cli import main
+
+    repo = generate(tmp_path / "repo", 20)
+    probe = (
+        "import gc, sys\n"
+        "from agent_lint.cli import main\n"
+        "code = main()\n"
+        "print(gc.get_freeze_count() > 0, gc.isenabled(), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "--no-cache", "--quiet", str(repo.root)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split() == ["True", "True"]
+    frozen_before = gc.get_freeze_count()
+    assert main(["--no-cache", "--quiet", str(repo.root)]) == 0
+    assert gc.get_freeze_count() == frozen_before

@@ -32,6 +32,7 @@ from agent_lint.config import (
     load_config,
 )
 from agent_lint.discovery import Target, profile_for
+from agent_lint.frozen import frozen
 from agent_lint.gitgate.checks import Comparison, check
 from agent_lint.gitgate.snapshots import (
     IndexSnapshot,
@@ -54,7 +55,7 @@ _SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 NO_COMMIT = "no commit yet"
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """What the command line asked of the gate."""
 
@@ -89,7 +90,7 @@ def run(target: Target, request: Request) -> Outcome:
         raise ConfigError(str(exc)) from exc
 
 
-@dataclass(frozen=True)
+@frozen
 class Located:
     """Where the change under review branched: repository, HEAD, base and merge-base, and
     the fork point (see :func:`fork_point`; the merge-base when the walk finds none)."""

@@ -7,13 +7,13 @@ maps the ``--output-format`` names to them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from agent_lint.frozen import frozen
 from agent_lint.result import LintResult
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class ReportOptions:
     """Presentation settings shared by the reporters."""
 

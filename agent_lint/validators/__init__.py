@@ -19,10 +19,10 @@ has them all).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.frozen import frozen
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.validators import (
     files,
@@ -37,7 +37,7 @@ from agent_lint.validators import (
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@frozen(repr=False, eq=False)
 class Check(Generic[T]):
     """A check and the rule codes it can emit.
 

@@ -222,7 +222,7 @@ def _unnamed(index: RepoIndex, entry: IndexEntry) -> Iterator[Diagnostic]:
     )
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class _Folders:
     """The folders that hold a file of the walk, built once per run when needed."""
 

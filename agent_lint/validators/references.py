@@ -7,7 +7,6 @@ the number of references.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
 import posixpath
@@ -82,7 +81,7 @@ _REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}\Z")
 _DIGITS = frozenset("0123456789")
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Resolver:
     """Answers "does this id exist in this namespace and scope?" with hash look-ups."""
 
@@ -175,7 +174,7 @@ def _other_number(a: str, b: str) -> bool:
     return all(x in _DIGITS and y in _DIGITS for x, y in zip(a, b, strict=True) if x != y)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Lookups:
     """What the reference checks build once per run and share (a typed store of the index)."""
 
@@ -313,7 +312,7 @@ def expand_braces(value: str, limit: int | None = None) -> list[str]:
     return ["".join(combination) for combination in itertools.product(*parts)]
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class PathChecker:
     """Classifies repository paths without opening them; results are cached.
 
@@ -492,6 +491,8 @@ def elsewhere(index: RepoIndex, path: str, referrer: str = "") -> str | None:
         for sibling in lookups.folders.get(posixpath.dirname(path), [])
         if not _other_number(sibling, name)  # D-002.json is another record, not a typo
     ]
+    import difflib  # loaded for a suggestion only
+
     close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
     return posixpath.join(posixpath.dirname(path), close[0]) if close else None
 

@@ -7,7 +7,6 @@ was found.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import defaultdict
 from collections.abc import Iterator
@@ -172,6 +171,8 @@ def _when(issue: SchemaIssue) -> str:
 def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
     allowed = list(issue.schema.get("properties", {}))
     for key in additional_keys(issue.instance, issue.schema):
+        import difflib  # loaded for a suggestion only
+
         close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         if close:

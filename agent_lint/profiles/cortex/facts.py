@@ -84,7 +84,7 @@ class RelationsSide(NamedTuple):
     relations: dict[str, Any]
 
 
-@dataclass
+@dataclass(repr=False)
 class CortexFacts:
     """The Cortex facts of one run, merged from every file's facts."""
 

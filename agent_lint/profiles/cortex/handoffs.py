@@ -64,7 +64,7 @@ class Turn(NamedTuple):
     timestamp: Any
 
 
-@dataclass
+@dataclass(repr=False)
 class Conversation:
     """Everything ordering and agreement checks need about one conversation."""
 

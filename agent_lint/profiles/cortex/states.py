@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from typing import Any
 
@@ -98,6 +97,8 @@ def _decision(ctx: FileContext) -> Iterator[Diagnostic]:
     options, selected = data.get("options"), data.get("selected_option")
     if isinstance(selected, str) and isinstance(options, list) and selected not in options:
         choices = [o for o in options if isinstance(o, str)]
+        import difflib  # loaded for a suggestion only
+
         close = difflib.get_close_matches(selected, choices, n=1)
         hint = f'; did you mean "{clip(close[0])}"?' if close else ""
         listed = clip(", ".join(choices))
