@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
 from agent_lint.frozen import frozen
