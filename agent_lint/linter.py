@@ -490,6 +490,7 @@ def _pass_over_files(
         if pending:
             collector.start()  # files are checked, here or in forked children
         ahead = _CheckedAhead(pending, jobs, check)
+        del pending  # the loop drops each step once taken (_consumed): none is kept here
         if forked is not None:
             forked.callback(ahead.close)
         steps = _consumed(steps)
