@@ -718,18 +718,13 @@ class RunCache:
             spent = yaml_spent + int(charge)
             if spent > self._yaml_total:
                 return None
-            outcome = self._outcome(batch, row)
-            if type(outcome) is not self._outcome_type:
-                raise CacheFormatError("an entry does not hold a file's outcome")
+            outcome = self._file_outcome(batch, row)
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()
             return None
         del self._loaded.first[path]  # the entry moves to those this run uses
         self._used.first[path] = found
-        if spent != outcome.yaml_spent:
-            diagnostics, facts, title, shows, _, parsed = outcome
-            outcome = self._outcome_type(diagnostics, facts, title, shows, spent, parsed)
-        return digest.decode("ascii"), outcome
+        return digest.decode("ascii"), self._charged(outcome, spent)
 
     def holds(self, path: str, digest: str) -> bool:
         """Whether an entry for ``path`` with content ``digest`` is kept (read only: a worker
@@ -766,9 +761,7 @@ class RunCache:
                 batch, row, charged, stamp_read = entry.batch, entry.row, entry.charge, entry.stamp
             if yaml_spent + charged > self._yaml_total:
                 return None
-            outcome = self._outcome(batch, row)
-            if type(outcome) is not self._outcome_type:
-                raise CacheFormatError("an entry does not hold a file's outcome")
+            outcome = self._file_outcome(batch, row)
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()
             return None
@@ -781,7 +774,17 @@ class RunCache:
         if read:  # the entry moves to those this run uses
             self._loaded.take(path, digest)
         self._used.keep(path, digest, found)  # type: ignore[arg-type]
-        spent = yaml_spent + charged
+        return self._charged(outcome, yaml_spent + charged)
+
+    def _file_outcome(self, batch: int, row: int) -> FileOutcome:
+        """The outcome stored at ``row`` of ``batch``; CacheFormatError when it is not one."""
+        outcome = self._outcome(batch, row)
+        if type(outcome) is not self._outcome_type:
+            raise CacheFormatError("an entry does not hold a file's outcome")
+        return outcome
+
+    def _charged(self, outcome: FileOutcome, spent: int) -> FileOutcome:
+        """``outcome`` with the run's YAML budget spent up to and including its file."""
         if spent == outcome.yaml_spent:  # kept as 0: no YAML spent yet, and none charged
             return outcome
         diagnostics, facts, title, shows, _, parsed = outcome
