@@ -804,11 +804,6 @@ class SchemaStore:
             digest.update(f"{alias}\0{text}\0".encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
-    def path_of(self, name: str) -> Path | None:
-        """The file that defines schema ``name``, user directories first."""
-        source = self._sources.get(name)
-        return source[0] if source else None
-
     def validator(self, name: str) -> SchemaValidator | None:
         """The compiled validator for schema ``name`` (``None`` if there is none)."""
         if name not in self._compiled:
