@@ -365,9 +365,7 @@ class WorkTreeSnapshot(Snapshot):
         encoded = attributes.get("working-tree-encoding", "unspecified") not in _NO_VALUE
         autocrlf = self.autocrlf if encoded or b"\r" in data else "false"
         converted = to_git(data, attributes, autocrlf, lambda: self._staged(path))
-        if attributes.get("working-tree-encoding", "unspecified") in _NO_VALUE or attributes.get(
-            "filter", "unspecified"
-        ) not in ("unspecified", "unset"):
+        if not encoded or attributes.get("filter", "unspecified") not in ("unspecified", "unset"):
             self._converted[path] = converted
             return blob_sha(converted)
         # Git knows encodings by iconv's names and its own: it hashes the file itself.
