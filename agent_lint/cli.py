@@ -625,7 +625,10 @@ def _fail(args: argparse.Namespace, message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``agent-lint`` command."""
+    """Run the ``agent-lint`` command on ``argv`` (``sys.argv`` when None); its exit code.
+
+    The installed command calls it through :func:`run_command`.
+    """
     args = build_parser().parse_args(argv)
     # Loading the engine makes no garbage, only modules, classes and functions that live
     # to the end; collecting while they load walks them again and again. The collector
@@ -636,10 +639,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(args)
     finally:
         if argv is None:
-            # Run as the command (arguments from sys.argv): the process ends now. Its last
-            # collection, at exit, would walk every object the run made only to free them
-            # as the process ends anyway, a tenth of a run of a hundred records; frozen,
-            # they are left out of it.
+            # Run as the command (arguments from sys.argv): the process ends now. When it
+            # ends as any Python program does (see run_command: a thread still running, a
+            # profiler), its last collection would walk every object the run made only to
+            # free them as the process ends anyway, a tenth of a run of a hundred records;
+            # frozen, they are left out of it.
             gc.freeze()
         if collecting:
             gc.enable()
