@@ -396,6 +396,7 @@ def _lint(args: argparse.Namespace, cache: Cache | None = None, **replaying: Any
         profile=args.profile,
         cache=cache,
         jobs=args.jobs,
+        list_changed=args.summary_file is not None,
         **replaying,
     )
 

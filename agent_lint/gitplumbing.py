@@ -477,7 +477,7 @@ class Repository:
         """A :class:`BlobReader` on this repository (one ``cat-file --batch`` process)."""
         return BlobReader(self.top, self.git_dir)
 
-    def ls_index(self, prefixes: Iterable[str], icase: bool = False) -> dict[str, IndexEntry]:
+    def ls_index(self, prefixes: Iterable[str], icase: bool = False) -> IndexListing:
         """Stage-0 entries of the index under ``prefixes``, with their stat data.
 
         ``ls-files`` reads every index format git writes (versions 2-4, split
@@ -774,41 +774,86 @@ _INDEX_RECORD = re.compile(
 )
 
 
-def _index_records(out: bytes) -> dict[str, IndexEntry]:
+class IndexListing(Mapping[str, IndexEntry]):
+    """Stage-0 entries of the index by path, each built from git's record when first asked.
+
+    The index of a large store has tens of thousands of entries, and the gate
+    needs the stat data of the few it compares; every entry's mode and
+    skip-worktree flag are known without building it (:meth:`mode`,
+    :meth:`skips_worktree`).
+    """
+
+    def __init__(self, records: dict[str, re.Match[bytes] | IndexEntry]) -> None:
+        self._records = records
+
+    def __getitem__(self, path: str) -> IndexEntry:
+        found = self._records[path]
+        if isinstance(found, IndexEntry):
+            return found
+        entry = self._records[path] = _index_entry(found)
+        return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def mode(self, path: str) -> str:
+        """The mode of the entry at ``path`` (KeyError when the index has none)."""
+        found = self._records[path]
+        if isinstance(found, IndexEntry):
+            return found.mode
+        return found[1].decode("ascii")
+
+    def skips_worktree(self, path: str) -> bool:
+        """Whether the entry at ``path`` is outside a sparse checkout (skip-worktree)."""
+        found = self._records[path]
+        if isinstance(found, IndexEntry):
+            return found.skip_worktree
+        return bool(int(found[14], 16) & _SKIP_WORKTREE)
+
+
+def _index_entry(match: re.Match[bytes]) -> IndexEntry:
+    """The entry of one record of :data:`_INDEX_RECORD`."""
+    mode, sha, _, _, cs, cn, ms, mn, dev, ino, uid, gid, size, flags = match.groups()
+    return IndexEntry(
+        mode.decode("ascii"),
+        sha.decode("ascii"),
+        int(ms) * 1_000_000_000 + int(mn),
+        int(size),
+        bool(int(flags, 16) & _SKIP_WORKTREE),
+        ctime_ns=int(cs) * 1_000_000_000 + int(cn),
+        ino=int(ino),
+        dev=int(dev),
+        uid=int(uid),
+        gid=int(gid),
+    )
+
+
+def _index_records(out: bytes) -> IndexListing:
     """Parse ``ls-files -s -z --debug`` output: stage-0 entries with their stat data.
 
-    Records in git's fixed layout are read with one pattern; output in any
-    other shape (another git's spacing) is read field by field.
+    Records in git's fixed layout are read with one pattern, each entry built
+    when asked (:class:`IndexListing`); output in any other shape (another
+    git's spacing) is read field by field.
     """
-    entries: dict[str, IndexEntry] = {}
+    records: dict[str, re.Match[bytes] | IndexEntry] = {}
     position = 0
     for match in _INDEX_RECORD.finditer(out):
         if match.start() != position:
             return _index_records_by_field(out)
         position = match.end()
-        mode, sha, stage, path, cs, cn, ms, mn, dev, ino, uid, gid, size, flags = match.groups()
-        if stage != b"0":
-            continue
-        entries[decode(path)] = IndexEntry(
-            mode.decode("ascii"),
-            sha.decode("ascii"),
-            int(ms) * 1_000_000_000 + int(mn),
-            int(size),
-            bool(int(flags, 16) & _SKIP_WORKTREE),
-            ctime_ns=int(cs) * 1_000_000_000 + int(cn),
-            ino=int(ino),
-            dev=int(dev),
-            uid=int(uid),
-            gid=int(gid),
-        )
+        if match[3] == b"0":
+            records[decode(match[4])] = match
     if position != len(out):
         return _index_records_by_field(out)
-    return entries
+    return IndexListing(records)
 
 
-def _index_records_by_field(out: bytes) -> dict[str, IndexEntry]:
+def _index_records_by_field(out: bytes) -> IndexListing:
     """:func:`_index_records` for output whose spacing differs: each field by its name."""
-    entries: dict[str, IndexEntry] = {}
+    entries: dict[str, re.Match[bytes] | IndexEntry] = {}
     position = 0
     while position < len(out):
         end = out.index(b"\0", position)
@@ -836,7 +881,7 @@ def _index_records_by_field(out: bytes) -> dict[str, IndexEntry]:
             uid=stat.get("uid", 0),
             gid=stat.get("gid", 0),
         )
-    return entries
+    return IndexListing(entries)
 
 
 def _stat_value(name: str, value: str) -> int:

@@ -1044,6 +1044,7 @@ def lint_paths(
     rewritten: Collection[str] = (),
     cache: Cache | None = None,
     jobs: int | None = 1,
+    list_changed: bool = False,
 ) -> LintResult:
     """Lint every repository named by ``paths`` (default: the current directory).
 
@@ -1054,6 +1055,8 @@ def lint_paths(
     A path where no profile's markers match is a notice, not an error.
     ``cache`` keeps per-file outcomes between runs (the caller saves it).
     ``jobs`` is how many processes may check files (None: ``auto``).
+    ``list_changed`` has the gate list the files the change touched
+    (:attr:`LintResult.changed`, for the job summary).
 
     With ``record``, the result keeps what each repository's pass over files
     saw (:attr:`LintResult.replays`) and its index, and has no findings yet.
@@ -1100,7 +1103,9 @@ def lint_paths(
         if base or target.config.base:  # the command line's settings for the gate
             from agent_lint import gitgate
 
-            request = gitgate.Request(base or "", staged, select, ignore, explicit_config)
+            request = gitgate.Request(
+                base or "", staged, select, ignore, explicit_config, list_changed
+            )
         prior = replay.replays.get(key) if replay is not None and written is not None else None
         kept = Replay() if record else None
         result = lint_target(

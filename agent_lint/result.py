@@ -25,7 +25,8 @@ class LintResult:
     ``--show-files``); ``notices`` are the run's messages that are not findings
     (nothing checked in a foreign layout, a skipped or reconfigured gate), which
     every reporter shows; ``limits`` are the paths findings were restricted to
-    (empty: everything).
+    (empty: everything). ``changed`` holds the paths of the files the change
+    under review touched, when the gate was asked for them (the job summary).
     """
 
     root: Path

@@ -456,6 +456,49 @@ def test_an_unreadable_touched_handoff_is_not_compared_not_deleted(tmp_path, cap
     assert "H-002.json was merged in" in message(report, "AL611")
 
 
+def test_a_merged_handoff_whose_stat_fails_is_not_compared_not_deleted(
+    tmp_path, capsys, monkeypatch
+):
+    # The walk lists a regular file by its entry's type; its stat data is read when the
+    # gate compares it. A file that lists but cannot be stat'ed (a folder without the
+    # search bit) is one the gate cannot compare: AL611, never taken for unchanged.
+    repo = make_repo(tmp_path)
+    _deny(monkeypatch, "handoffs/H-002.json", "lstat")
+    _deny(monkeypatch, "handoffs/H-002.json", "open")
+    code, report, _ = gate(repo, capsys, "worktree", "--select", "AL6")
+    assert code == 1
+    assert found(report) == [("AL611", H002_JSON)]
+
+
+def test_an_executable_bit_alone_does_not_modify_a_merged_handoff(tmp_path, capsys):
+    # The work tree's stat data no longer matches the index (another mode): the file is
+    # hashed, and the same bytes are the same blob.
+    repo = make_repo(tmp_path)
+    (repo / H002_JSON).chmod(0o755)
+    code, report, _ = gate(repo, capsys, "worktree", "--select", "AL6")
+    assert (code, found(report)) == (0, [])
+    edit(repo / H002_JSON, '"reason"', '"reason" ')
+    code, report, _ = gate(repo, capsys, "worktree", "--select", "AL6")
+    assert (code, found(report)) == (1, [("AL601", H002_JSON)])
+
+
+def test_the_changed_files_are_listed_only_for_the_job_summary(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    add_conversation_handoff(repo, 4)
+    plain = lint_paths([repo], base="main")
+    asked = lint_paths([repo], base="main", list_changed=True)
+    assert plain.changed is None
+    assert asked.changed == {f"{CONV}/handoffs/H-004.json", f"{CONV}/handoffs/H-004.md"}
+    assert plain.diagnostics == asked.diagnostics
+    # The summary shows the handoff chains of the conversations the change touched.
+    summary = tmp_path / "summary.md"
+    main([str(repo), "--base", "main", "--summary-file", str(summary), "--output-format", "json"])
+    capsys.readouterr()
+    text = summary.read_text()
+    assert "### Handoff chain of `C-payments-refactor`" in text
+    assert "C-onboarding" not in text
+
+
 # --- Links that leave the repository ----------------------------------------------------
 
 

@@ -14,6 +14,9 @@ from gitrepo import git
 from agent_lint import gitplumbing
 from agent_lint.cli import main
 from agent_lint.gitgate import _MergedIn
+from agent_lint.gitgate.checks import Comparison
+from agent_lint.kinds import History
+from agent_lint.profiles import get, names
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -175,8 +178,60 @@ def test_index_records_read_fast_say_what_the_field_reader_says(
     finally:
         git(root, "update-index", "--no-skip-worktree", handoffs[0])
     fast = gitplumbing._index_records(out)
+    # Modes and skip-worktree flags are told without building an entry, and agree with it.
+    told = {path: (fast.mode(path), fast.skips_worktree(path)) for path in fast}
+    assert told == {path: (e.mode, e.skip_worktree) for path, e in fast.items()}
+    assert told == {path: (fast.mode(path), fast.skips_worktree(path)) for path in fast}
     assert fast == gitplumbing._index_records_by_field(out)
     assert len(fast) == out.count(b"\0") and fast[handoffs[0]].skip_worktree
     # Output laid out otherwise (another git's spacing) is read field by field.
     spaced = out.replace(b"  ctime: ", b"   ctime: ")
     assert gitplumbing._index_records(spaced) == fast
+
+
+#: Names that come close to the append-only and write-once kinds without being of them.
+_NEAR_MISSES = [
+    "conversations/C-1/handoffs/state.json",
+    "conversations/C-1/handoffs/H-001.yaml",
+    "conversations/C-1/handoffs/notes/H-001.json",
+    "conversations/C-1/H-001.json",
+    "handoffs/H-001.json",
+    "handoffs/20261103-120000-focus.md",
+    "handoffs/H-20261103-120000-x.JSON",
+    "missions/M-1/handoffs/H-20261103-120000-x.json",
+    "missions/M-1/handoffs/state.json",
+    "deep/er/session-ref.json",
+    "session-ref.json.bak",
+    "pbot/subagents/a/session-ref.json",
+]
+
+
+@pytest.mark.parametrize("profile", names())
+def test_the_gates_protected_kinds_are_the_profiles_own(
+    merged: tuple[Path, list[str]], profile: str
+) -> None:
+    # The gate classifies only paths some append-only or write-once kind's pattern
+    # matches; every path gets the kind the profile itself gives it, when that kind is one.
+    root, _ = merged
+    chosen = get(profile)
+    stored = [p.removeprefix(".agent/") for p in git(root, "ls-files").splitlines()]
+    examples = [kind.example.replace("<", "x").replace(">", "") for kind in chosen.kinds]
+    paths = sorted({*stored, *examples, *_NEAR_MISSES} - {""})
+    comparison = Comparison(
+        base_name="main",
+        prefix=".agent",
+        change_prefix=".agent",
+        base=None,  # type: ignore[arg-type]
+        fork=None,  # type: ignore[arg-type]
+        change=None,  # type: ignore[arg-type]
+        profile=chosen,
+        display=str,
+        merged_in=None,  # type: ignore[arg-type]
+    )
+    protected = 0
+    for path in paths:
+        match = chosen.classify(path)
+        expected = match if match is not None and match.kind.history is not History.FREE else None
+        assert comparison.protected_kind(f".agent/{path}") == expected, path
+        protected += expected is not None
+    assert protected > 0 or all(kind.history is History.FREE for kind in chosen.kinds)

@@ -57,13 +57,18 @@ NO_COMMIT = "no commit yet"
 
 @frozen
 class Request:
-    """What the command line asked of the gate."""
+    """What the command line asked of the gate.
+
+    ``list_changed`` asks for the paths of every file the change touched
+    (:attr:`Outcome.changed`, which the job summary shows handoff chains of).
+    """
 
     base: str
     staged: bool = False
     select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
     explicit_config: Path | None = None
+    list_changed: bool = False
 
 
 @dataclass
@@ -72,6 +77,7 @@ class Outcome:
 
     ``config`` holds the AL6xx settings (the merge-base's configuration with
     the command line's ``--select``/``--ignore``); None when the gate did not run.
+    ``changed`` is None unless the request asked for it (``list_changed``).
     ``located`` is where the change branched (None when there was no base).
     """
 
@@ -190,7 +196,7 @@ def _run(target: Target, request: Request) -> Outcome:
         merged_in=_MergedIn(repo, merge_base, base_name),
         profile=settings.profile(config),
     )
-    problems, changed = check(comparison)
+    problems, changed = check(comparison, request.list_changed)
     return Outcome(problems, changed, notices + comparison.notices, config, found)
 
 

@@ -8,8 +8,10 @@ Each problem is a :class:`~agent_lint.problems.GateProblem`;
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -73,11 +75,30 @@ class Comparison:
         """A repository path relative to the base's agent dir."""
         return path[len(self.prefix) + 1 :] if self.prefix else path
 
-    def classify(self, path: str) -> Match | None:
-        """The profile's kind of the file at repository path ``path`` (asked once per path)."""
-        if path not in self._kinds:
-            self._kinds[path] = self.profile.classify(self.relative(path))
-        return self._kinds[path]
+    def protected_kind(self, path: str) -> Match | None:
+        """The profile's kind of the file at repository path ``path`` when that kind is
+        append-only or write-once; None for any other file (asked once per path).
+
+        The profile classifies only a path that one of those kinds' own patterns
+        matches: a path none of them matches cannot be of such a kind, whichever
+        kind it is, so most files of a store are passed over with a few pattern tests.
+        """
+        if path in self._kinds:
+            return self._kinds[path]
+        relpath = self.relative(path)
+        match = None
+        for pattern in self._protected_patterns:
+            if pattern.match(relpath):
+                match = self.profile.classify(relpath)
+                if match is not None and match.kind.history is History.FREE:
+                    match = None
+                break
+        self._kinds[path] = match
+        return match
+
+    @functools.cached_property
+    def _protected_patterns(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(k.path for k in self.profile.kinds if k.history is not History.FREE)
 
 
 def protected_files(comparison: Comparison) -> dict[str, Kind]:
@@ -86,14 +107,17 @@ def protected_files(comparison: Comparison) -> dict[str, Kind]:
     for path, mode in comparison.base.modes.items():
         if mode not in REGULAR_MODES:
             continue
-        match = comparison.classify(path)
-        if match is not None and match.kind.history is not History.FREE:
+        match = comparison.protected_kind(path)
+        if match is not None:
             found[path] = match.kind
     return found
 
 
-def check(comparison: Comparison) -> tuple[list[GateProblem], set[str]]:
-    """Every problem of the change (AL6xx), and the reported paths of the files it changed."""
+def check(
+    comparison: Comparison, list_changed: bool = True
+) -> tuple[list[GateProblem], set[str] | None]:
+    """Every problem of the change (AL6xx), and the reported paths of the files it changed
+    (with ``list_changed``; else None: finding them asks for every file's blob id)."""
     c = comparison
     protected = protected_files(c)
     found: list[GateProblem] = list(_twins(c, protected))
@@ -127,6 +151,10 @@ def check(comparison: Comparison) -> tuple[list[GateProblem], set[str]]:
     }
     by_sha: dict[str, list[str]] = defaultdict(list)
     missing = [p for p in kept if c.change.modes.get(p) is None]
+    # The files whose blob ids the change is asked for below: one git process reads the
+    # attributes of those among them to hash.
+    asked = [*kept, *(new_paths if missing else ()), *(c.change.modes if list_changed else ())]
+    c.change.will_ask(asked)
     if missing:
         wanted = {c.base.sha(p) for p in missing}
         for path in sorted(new_paths):
@@ -151,7 +179,7 @@ def check(comparison: Comparison) -> tuple[list[GateProblem], set[str]]:
                 replaced_at.add(path)
     found.extend(_appended(c, new_paths - renamed_to))
     found.extend(_gitlinks(c, replaced_at))
-    return found, _changed(c)
+    return found, _changed(c) if list_changed else None
 
 
 def _agent_dir_gone(c: Comparison) -> bool:
@@ -388,7 +416,7 @@ def sort_key(kind: Kind, path: str) -> tuple[int, str] | None:
 
 def _ordered_record(c: Comparison, path: str) -> tuple[Kind, tuple[int, str]] | None:
     """The kind and sort key of an append-only JSON handoff record (notes are not ordered)."""
-    match = c.classify(path)
+    match = c.protected_kind(path)
     if match is None or match.kind.history is not History.APPEND_ONLY:
         return None
     if match.kind.format is not Format.JSON:

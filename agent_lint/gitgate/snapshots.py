@@ -118,6 +118,9 @@ class Snapshot(ABC):
         """Read the blobs of several files with one git process."""
         prefetch_together([(self, paths)])
 
+    def will_ask(self, paths: Iterable[str]) -> None:  # noqa: B027 (most snapshots need none)
+        """A hint: the blob ids of ``paths`` are asked next (git's own ids need nothing)."""
+
     def blobs_wanted(self, paths: Iterable[str]) -> set[str]:
         """The ids of the blobs git holds for ``paths`` that are not read yet."""
         return {sha for sha in (self.sha(p) for p in paths) if sha and sha not in self._blobs}
@@ -190,8 +193,9 @@ class IndexSnapshot(Snapshot):
 
     def __init__(self, repo: Repository, prefixes: Iterable[str]) -> None:
         super().__init__(repo, prefixes)
-        self.entries = repo.ls_index(self.prefixes)
-        self._modes = {path: entry.mode for path, entry in self.entries.items()}
+        listing = repo.ls_index(self.prefixes)
+        self.entries = listing
+        self._modes = {path: listing.mode(path) for path in listing}
 
     def _entry_at(self, path: str) -> str | None:
         entry = self.repo.ls_index([path]).get(path)
@@ -202,7 +206,7 @@ class IndexSnapshot(Snapshot):
         if not prefix:
             return {}
         found = self.repo.ls_index([prefix], icase=True)
-        return {path: e.mode for path, e in found.items() if not under(path, prefix)}
+        return {path: found.mode(path) for path in found if not under(path, prefix)}
 
 
 class WorkTreeSnapshot(Snapshot):
@@ -215,7 +219,9 @@ class WorkTreeSnapshot(Snapshot):
             self._index_mtime = os.stat(repo.index_path()).st_mtime_ns
         except OSError:
             self._index_mtime = 0
-        self._stats: dict[str, os.stat_result] = {}
+        #: The regular files of the walk (their modes say "100644", executable or not).
+        self._files: set[str] = set()
+        self._top = str(repo.top)
         self._cleaned: dict[str, IndexEntry | None] = {}
         #: Folders holding tracked files: a ``.git`` in one does not make it another repository.
         self._tracked: set[str] = set()
@@ -226,14 +232,15 @@ class WorkTreeSnapshot(Snapshot):
                 folder = folder.rpartition("/")[0]
         for prefix in self.prefixes:
             self._walk(prefix, self._modes)
-        for path, entry in self.index.items():
-            if entry.mode == MODE_GITLINK:
+        for path in self.index:
+            mode = self.index.mode(path)
+            if mode == MODE_GITLINK:
                 self._modes[path] = MODE_GITLINK  # a submodule, checked out or not
-            elif entry.skip_worktree and path not in self._modes:
-                self._modes[path] = entry.mode  # outside a sparse checkout: as staged
+            elif path not in self._modes and self.index.skips_worktree(path):
+                self._modes[path] = mode  # outside a sparse checkout: as staged
         self._shas: dict[str, str | None] = {}
         self._converted: dict[str, bytes | None] = {}
-        self._attributes: dict[str, dict[str, str]] | None = None
+        self._attributes: dict[str, dict[str, str]] = {}
         self._autocrlf: str | None = None
 
     def _cannot_read(self, path: str, error: OSError) -> None:
@@ -278,6 +285,17 @@ class WorkTreeSnapshot(Snapshot):
                         pending.append((entry.path, path))
                     continue
                 try:
+                    regular = entry.is_file(follow_symlinks=False)
+                except OSError:
+                    regular = False
+                if regular:
+                    # Its stat data (the executable bit included) is read when its blob id
+                    # is asked (_untouched_entry): the gate compares contents, and asks for
+                    # the few files it compares.
+                    modes[path] = MODE_FILE
+                    self._files.add(path)
+                    continue
+                try:
                     info = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:
                     continue
@@ -288,7 +306,7 @@ class WorkTreeSnapshot(Snapshot):
                     continue  # a link to another repository's git dir, as git skips it
                 modes[path] = _file_mode(info)
                 if stat.S_ISREG(info.st_mode):
-                    self._stats[path] = info
+                    self._files.add(path)
 
     def _disk_mode(self, full: Path, path: str, nested: bool) -> str | None:
         """The mode of ``full`` (see :func:`_disk_mode`); errors other than absence raised.
@@ -341,11 +359,17 @@ class WorkTreeSnapshot(Snapshot):
         return self._cleaned[path]
 
     def _untouched_entry(self, path: str) -> IndexEntry | None:
-        entry, info = self.index.get(path), self._stats.get(path)
+        entry = self.index.get(path)
         if entry is None or entry.mode not in (MODE_FILE, MODE_EXECUTABLE):
             return None
-        if info is None:
+        if path not in self._files:
             return entry if entry.skip_worktree else None
+        try:
+            info = os.lstat(os.path.join(self._top, path))
+        except OSError as error:
+            if error.errno not in (errno.ENOENT, errno.ENOTDIR):
+                self._cannot_read(path, error)  # listed, but not to be looked at: not absent
+            return None
         racy = entry.mtime_ns >= self._index_mtime  # written in the same tick as the index
         return entry if not racy and untouched(entry, info) else None
 
@@ -383,7 +407,7 @@ class WorkTreeSnapshot(Snapshot):
         try:
             return read_regular(full, MAX_COMPARED_BYTES)
         except NotRead as problem:
-            if not os.path.lexists(full):
+            if _absent(full):
                 return None
             reasons = {
                 "large": f"is larger than {MAX_COMPARED_BYTES} bytes, the most the gate reads",
@@ -428,10 +452,19 @@ class WorkTreeSnapshot(Snapshot):
         entry = self.index.get(path)
         return entry.sha if entry is not None and entry.mode == MODE_GITLINK else None
 
+    def will_ask(self, paths: Iterable[str]) -> None:
+        """A hint: the blob ids of ``paths`` are asked next. The attributes of the files
+        among them that were touched since git recorded them (the ones to hash) are read
+        with one ``check-attr``; an untouched file's id is the index's."""
+        touched = [
+            p
+            for p in paths
+            if p in self._files and p not in self._attributes and self._clean(p) is None
+        ]
+        if touched:
+            self._attributes.update(self.repo.attributes(touched, _ATTRIBUTES))
+
     def _attributes_of(self, path: str) -> dict[str, str]:
-        if self._attributes is None:
-            dirty = [p for p in self._stats if self._clean(p) is None]
-            self._attributes = self.repo.attributes(dirty, _ATTRIBUTES)
         if path not in self._attributes:
             self._attributes.update(self.repo.attributes([path], _ATTRIBUTES))
         return self._attributes.get(path, {})
@@ -475,6 +508,15 @@ def _file_mode(info: os.stat_result) -> str:
     if stat.S_ISREG(info.st_mode):
         return MODE_EXECUTABLE if info.st_mode & 0o111 else MODE_FILE
     return MODE_SPECIAL
+
+
+def _absent(path: Path) -> bool:
+    """Whether nothing is at ``path``: an error other than "no such file" is no absence."""
+    try:
+        os.lstat(path)
+    except OSError as error:
+        return error.errno in (errno.ENOENT, errno.ENOTDIR)
+    return False
 
 
 def _is_dir(path: str) -> bool:
