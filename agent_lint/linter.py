@@ -8,11 +8,12 @@ dropped. Positions are computed afterwards, only for files with findings.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import posixpath
 from collections import Counter, defaultdict, deque
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -482,17 +483,23 @@ def _pass_over_files(
     ahead = _CheckedAhead()  # files other processes check while this loop runs
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
-        if gate_request is not None:
-            collector.start()  # before a child is forked
-            result.early_gate = _start_gate(target, gate_request, jobs, len(steps), forked)
         check = _FileChecker(profile, config, schemas, file_checks, stored)
         pending = [step for step in steps if check.wanted(step)]
-        if pending:
+        if pending or gate_request is not None:
             collector.start()  # files are checked, here or in forked children
-        ahead = _CheckedAhead(pending, jobs, check)
+        # The gate runs in the first process that checks files, once its share is done;
+        # without one, in a child of its own (_start_gate).
+        gate = None if gate_request is None else functools.partial(_gate, target, gate_request)
+        ahead = _CheckedAhead(pending, jobs, check, gate if forked is not None else None)
         del pending  # the loop drops each step once taken (_consumed): none is kept here
         if forked is not None:
             forked.callback(ahead.close)
+        if gate_request is not None:
+            result.early_gate = ahead.later() or _start_gate(
+                target, gate_request, jobs, len(steps), forked
+            )
+            if result.early_gate is not None and forked is not None:
+                forked.callback(result.early_gate.close)
         steps = _consumed(steps)
     for step in steps:
         if record is not None:
@@ -614,21 +621,22 @@ def _start_gate(
     files: int,
     forked: contextlib.ExitStack | None,
 ) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
-    """The gate run by a forked child while the pass over ``files`` walked files runs; None
-    when the run's own process is to run it after the pass.
+    """The gate run by a forked child of its own while a pass of one process over ``files``
+    walked files runs; None when the run's own process is to run it after the pass.
 
-    A child is forked for ``--jobs N`` above 1, and for ``auto`` on more than one core
-    (:func:`workers.gate_beside`): the gate's git processes and its own work then use
-    another core while this process parses; the fork costs a few milliseconds of CPU
-    time. With ``--jobs 1`` (or one core) this process runs it. The walk is done and
-    the cache folder exists, and nothing of the work tree changes until the gate's
-    outcome is taken, so it is the outcome the gate gives after the pass.
+    A pass that forks processes to check files hands the gate to the first of them,
+    which runs it once its own files are checked (:meth:`_CheckedAhead.later`): this
+    process, which merges every file's outcome, has the most to do. Without such a
+    process, a child is forked for the gate for ``--jobs N`` above 1, and for ``auto``
+    on more than one core (:func:`workers.gate_beside`): the gate's git processes and
+    its own work then use another core while this process parses; the fork costs a few
+    milliseconds of CPU time. With ``--jobs 1`` (or one core) this process runs it. The
+    walk is done and the cache folder exists, and nothing of the work tree changes until
+    the gate's outcome is taken, so it is the outcome the gate gives after the pass.
     """
     if forked is None or not workers.gate_beside(jobs, files):
         return None
-    child = workers.InChild(lambda: _gate(target, request))
-    forked.callback(child.close)
-    return child
+    return workers.InChild(lambda: _gate(target, request))
 
 
 def _gate_outcome(
@@ -679,12 +687,18 @@ class _CheckedAhead:
         pending: Sequence[tuple[Entry, str, Match | None]] = (),
         jobs: int | None = 1,
         check: _FileChecker | None = None,
+        then: Callable[[], gitgate.Outcome | ConfigError] | None = None,
     ) -> None:
         self.paths = deque(path for _, path, _ in pending)
         processes = 1 if check is None else workers.processes_for(jobs, len(pending))
         self.results: workers.Ahead[Checked | None] = workers.Ahead(
-            check or _nothing, pending, processes
+            check or _nothing, pending, processes, then
         )
+
+    def later(self) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
+        """The ``then`` of the first other process, once its files are checked (None: no
+        other process was started)."""
+        return self.results.later()
 
     def take(self, path: str) -> Checked | None:
         """What another process found for ``path``, the loop's next file to check; None when

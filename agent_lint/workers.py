@@ -20,7 +20,10 @@ so the outcome, or the error, is the one a single process gives.
 
 :class:`InChild` computes one value in a forked child while the run goes on
 (the ``--base`` gate beside the pass over files), with the same rules: a
-child that fails leaves the work to the run.
+child that fails leaves the work to the run. A value can also be asked of
+the first child of :class:`Ahead`, computed once its share of the items is
+sent (:meth:`Ahead.later`): the run's own process merges every result and
+runs the repo-wide checks, so that child is the one with time to spare.
 
 Forking is only done where it is safe: a POSIX system with :func:`os.fork`
 and a process with no other thread (a fork copies only the calling thread).
@@ -114,6 +117,8 @@ class _Child:
         self.pid = pid
         self.stream: IO[bytes] | None = stream
         self.ready: deque[Any] = deque()
+        #: Whether a value it sends after its results is wanted (see :meth:`last`).
+        self.ends_later = False
 
     def next(self) -> Any:
         """The child's next result; None once it has failed (the loop checks the item itself)."""
@@ -129,6 +134,15 @@ class _Child:
                 self.end()
         return self.ready.popleft() if self.ready else None
 
+    def last(self) -> Any:
+        """What the child computed after its results (:class:`_Last`), the results not
+        taken passed over; None when it failed or sent none."""
+        while self.stream is not None or self.ready:
+            found = self.next()
+            if type(found) is _Last:
+                return found.value
+        return None
+
     def end(self) -> None:
         """Stop the child (if it still runs), close its pipe and reap it."""
         stream, self.stream = self.stream, None
@@ -141,6 +155,15 @@ class _Child:
             os.waitpid(self.pid, 0)
 
 
+class _Last:
+    """The value a child computed after its results (see :meth:`_Child.last`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
 class Ahead(Generic[R]):
     """Results of ``work`` on ``items``, computed by forked children, taken in the items' order.
 
@@ -149,24 +172,40 @@ class Ahead(Generic[R]):
     the calling process's own share (and of a child that failed) have no
     result here: :meth:`take` gives None for them, and the caller checks
     them itself. With one process, nothing is forked and every result is None.
+
+    ``then``, when given and a child is forked, is computed by the first child
+    once its share is sent; :meth:`later` gives it.
     """
 
     def __init__(
-        self, work: Callable[[Sequence[T]], Iterable[R]], items: Sequence[T], processes: int
+        self,
+        work: Callable[[Sequence[T]], Iterable[R]],
+        items: Sequence[T],
+        processes: int,
+        then: Callable[[], object] | None = None,
     ) -> None:
         self.processes = max(1, min(processes, len(items)))
         self.taken = 0
         self.children: list[_Child] = []
+        self._then: InChild[Any] | None = None
         if self.processes == 1:
             return
-        sys.stdout.flush()  # buffered output would be written by each child again
-        sys.stderr.flush()
         try:
             for number in range(1, self.processes):
-                self.children.append(self._fork(work, items[number :: self.processes]))
+                last = then if number == 1 else None
+                body = _streaming(work, items[number :: self.processes], last)
+                self.children.append(_fork(body, self.children))
         except BaseException:
             self.close()
             raise
+        if then is not None:
+            self._then = InChild.taking(self.children[0])
+
+    def later(self) -> InChild[Any] | None:
+        """``then`` as the first child computes it (None when no child was forked). The
+        child is then the returned value's: :meth:`close` leaves it running."""
+        later, self._then = self._then, None
+        return later
 
     def take(self) -> R | None:
         """The result of the next item, or None when the caller is to check it."""
@@ -178,9 +217,11 @@ class Ahead(Generic[R]):
         return result
 
     def close(self) -> None:
-        """End every child and reap it (their results are no longer wanted)."""
+        """End every child and reap it (their results are no longer wanted); a child whose
+        ``then`` was handed out (:meth:`later`) is left to that value."""
         for child in self.children:
-            child.end()
+            if not (child.ends_later and self._then is None):
+                child.end()
 
     def __enter__(self) -> Ahead[R]:
         return self
@@ -188,30 +229,46 @@ class Ahead(Generic[R]):
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _fork(self, work: Callable[[Sequence[T]], Iterable[R]], items: Sequence[T]) -> _Child:
-        """Start a child that streams ``work(items)`` to a pipe, :data:`CHUNK` results at a time."""
-        read_end, write_end = os.pipe()
-        with contextlib.suppress(AttributeError, OSError):
-            import fcntl
 
-            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
+def _streaming(
+    work: Callable[[Sequence[T]], Iterable[Any]],
+    items: Sequence[T],
+    then: Callable[[], object] | None,
+) -> Callable[[IO[bytes]], None]:
+    """What a child of :class:`Ahead` does with its pipe: send ``work(items)``, then ``then``."""
+    return lambda stream: _send(work(items), stream, then)
+
+
+def _fork(body: Callable[[IO[bytes]], None], siblings: Sequence[_Child] = ()) -> _Child:
+    """Start a child that runs ``body`` on the write end of a new pipe; the child's end.
+
+    The child closes the read ends of ``siblings`` (children forked before it) and exits
+    0 once ``body`` returns, 1 if it raises; it never returns to the caller's code.
+    """
+    sys.stdout.flush()  # buffered output would be written by each child again
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    with contextlib.suppress(AttributeError, OSError):
+        import fcntl
+
+        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 1
+        try:
+            os.close(read_end)
+            for sibling in siblings:
+                if sibling.stream is not None:
+                    sibling.stream.close()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            body(os.fdopen(write_end, "wb"))
+            status = 0
+        except BaseException:  # the parent does what was not sent itself
             status = 1
-            try:
-                os.close(read_end)
-                for child in self.children:  # the read ends of earlier children
-                    if child.stream is not None:
-                        child.stream.close()
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                _send(work(items), os.fdopen(write_end, "wb"))
-                status = 0
-            except BaseException:  # the parent checks what was not sent itself
-                status = 1
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        return _Child(pid, os.fdopen(read_end, "rb"))
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return _Child(pid, os.fdopen(read_end, "rb"))
 
 
 class InChild(Generic[R]):
@@ -226,25 +283,16 @@ class InChild(Generic[R]):
 
     def __init__(self, work: Callable[[], R]) -> None:
         self._child: _Child | None = None
-        if not can_fork():
-            return
-        sys.stdout.flush()  # buffered output would be written by the child again
-        sys.stderr.flush()
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            status = 1
-            try:
-                os.close(read_end)
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                _send([work()], os.fdopen(write_end, "wb"))
-                status = 0
-            except BaseException:  # the caller computes the result itself
-                status = 1
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        self._child = _Child(pid, os.fdopen(read_end, "rb"))
+        if can_fork():
+            self._child = _fork(lambda stream: _send((), stream, work))
+
+    @classmethod
+    def taking(cls, child: _Child) -> InChild[R]:
+        """The value ``child`` sends after its results (see :class:`Ahead`)."""
+        later = cls.__new__(cls)
+        later._child = child
+        child.ends_later = True
+        return later
 
     def result(self) -> R | None:
         """What ``work`` returned in the child (waiting for it), or None (see the class)."""
@@ -252,7 +300,7 @@ class InChild(Generic[R]):
         if child is None:
             return None
         try:
-            result: R | None = child.next()
+            result: R | None = child.last()
         finally:
             child.end()
         return result
@@ -264,8 +312,11 @@ class InChild(Generic[R]):
             child.end()
 
 
-def _send(results: Iterable[Any], stream: IO[bytes]) -> None:
-    """Pickle ``results`` to ``stream`` in chunks, each flushed as soon as it is full."""
+def _send(
+    results: Iterable[Any], stream: IO[bytes], then: Callable[[], object] | None = None
+) -> None:
+    """Pickle ``results`` to ``stream`` in chunks, each flushed as soon as it is full; then,
+    with ``then``, every result sent, what it returns (as :class:`_Last`)."""
     import pickle
 
     with stream:
@@ -279,6 +330,13 @@ def _send(results: Iterable[Any], stream: IO[bytes]) -> None:
                 pickler.clear_memo()
                 stream.flush()
                 chunk = []
+        if chunk and then is not None:
+            pickler.dump(chunk)
+            pickler.clear_memo()
+            stream.flush()  # the results are taken while ``then`` runs
+            chunk = []
+        if then is not None:
+            chunk.append(_Last(then()))
         if chunk:
             pickler.dump(chunk)
 

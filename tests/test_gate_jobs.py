@@ -1,8 +1,9 @@
 """The append-only gate run by a forked child reports exactly what one process reports.
 
-With ``--base``, when a run forks processes to check its files, or with
-``--jobs auto`` on two cores or more, the gate (AL6xx) runs in one more
-child, forked once the walk is done, while the pass over files runs.
+With ``--base``, when a run forks processes to check its files, the gate
+(AL6xx) runs in the first of them once its share of the files is checked;
+with ``--jobs auto`` on two cores or more and a pass of one process, in a
+child of its own, forked once the walk is done, while the pass over files runs.
 Differential tests compare ``--jobs 1`` (the gate in the run's own process)
 with ``--jobs 2`` and ``auto`` on a generated repository under git with
 modified, deleted, renamed and new handoffs, in every output format, for the
@@ -144,6 +145,32 @@ def test_the_gate_in_a_child_reports_what_one_process_reports(
     codes = {d["code"] for d in json.loads(reports["json"])["diagnostics"]}
     wanted = {"AL601", "AL602"} if staged else {"AL601", "AL602", "AL603", "AL605"}
     assert wanted <= codes  # the gate found what the change did
+
+
+def test_a_pass_that_forks_hands_the_gate_to_its_first_checker(
+    changed: Path,
+    capsys: pytest.CaptureFixture[str],
+    children: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run's own process merges every outcome: the child that checks files has time
+    to spare, and runs the gate once its share is sent; no child is forked for it alone."""
+    forks: list[int] = []
+    real = workers._fork
+
+    def counted(*args: Any) -> Any:
+        forks.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(workers, "_fork", counted)
+    args = ["--no-cache", "--output-format", "json", "--base", "main", str(changed)]
+    single = lint(capsys, "--jobs", "1", *args)
+    assert forks == []
+    assert lint(capsys, "--jobs", "2", *args) == single
+    assert (len(forks), children) == (1, [True])
+    assert lint(capsys, "--jobs", "3", *args) == single
+    assert (len(forks), children) == (3, [True, True])
+    assert no_children_left()
 
 
 def test_a_usage_error_of_the_gate_is_the_same_from_the_child(

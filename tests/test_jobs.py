@@ -282,6 +282,53 @@ def test_what_a_failing_child_did_not_send_is_left_to_the_caller(how: str) -> No
     assert no_children_left()
 
 
+def test_the_first_child_computes_then_once_its_share_is_sent() -> None:
+    items = list(range(3 * workers.CHUNK + 7))  # the first child's last chunk is not full
+    ahead = workers.Ahead(_numbered, items, 3, then=lambda: ("then", os.getpid()))
+    later = ahead.later()
+    assert later is not None and ahead.later() is None  # handed out once
+    got = [ahead.take() for _ in items]
+    ahead.close()  # ends the second child; the first is the later value's
+    found = later.result()
+    assert found is not None and found[0] == "then"
+    first = {result[2] for result in got[1::3]}
+    assert first == {found[1]} and found[1] != os.getpid()  # the first child computed it
+    assert [result[0] for result in got[1::3]] == items[1::3]  # every result came first
+    assert later.result() is None  # taken once
+    assert no_children_left()
+
+
+def test_then_is_given_even_when_the_results_were_not_taken() -> None:
+    ahead = workers.Ahead(_numbered, list(range(100)), 2, then=lambda: 42)
+    later = ahead.later()
+    ahead.close()
+    assert later is not None and later.result() == 42  # the results are passed over
+    assert no_children_left()
+
+
+@pytest.mark.parametrize("how", ["raise", "kill", "results"])
+def test_a_then_that_fails_gives_none_and_the_results_still_come(how: str) -> None:
+    def then() -> int:
+        if how == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise RuntimeError("then failed")
+
+    items = list(range(2 * workers.CHUNK + 3))
+    work = _failing("raise", workers.CHUNK) if how == "results" else _numbered
+    ahead = workers.Ahead(work, items, 2, then=then if how != "results" else lambda: 1)
+    later = ahead.later()
+    got = [ahead.take() for _ in items]
+    ahead.close()
+    assert later is not None and later.result() is None  # the caller computes it itself
+    if how != "results":
+        assert [result[0] for result in got[1::2]] == items[1::2]
+    assert no_children_left()
+
+
+def test_one_process_has_no_then() -> None:
+    assert workers.Ahead(_numbered, [1, 2, 3], 1, then=lambda: 1).later() is None
+
+
 def test_closing_ends_children_that_are_still_working() -> None:
     def work(items: Sequence[int]) -> Iterator[int]:
         signal.pause()  # a child would wait forever
