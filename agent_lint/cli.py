@@ -536,9 +536,8 @@ def run(args: argparse.Namespace) -> int:
             say("note", f"recorded {findings} in {args.write_baseline}")
         return EXIT_CLEAN
     if known is not None:
-        from dataclasses import replace
-
         from agent_lint import baseline
+        from agent_lint.frozen import replace
 
         kept = baseline.apply(result.diagnostics, known)
         result = replace(

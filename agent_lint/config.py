@@ -11,13 +11,13 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import field, replace
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agent_lint.diagnostics import Severity
 from agent_lint.fileio import in_git_dir
-from agent_lint.frozen import frozen
+from agent_lint.frozen import frozen, replace
 from agent_lint.jsontext import clip
 
 CONFIG_FILE = ".agent-lint.toml"

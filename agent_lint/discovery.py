@@ -17,13 +17,13 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
 from agent_lint.fileio import NotRead, check_regular, in_git_dir
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
+from agent_lint.frozen import frozen
 from agent_lint.problems import EntryIssue, EntryProblem
 from agent_lint.profile import Profile
 from agent_lint.profiles import get, names, outline, outlines
@@ -36,7 +36,7 @@ _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
 CACHE_DIR = ".agent_lint_cache"
 
 
-@dataclass(frozen=True, repr=False, eq=False)
+@frozen(repr=False, eq=False)
 class Target:
     """A repository to lint: its root, its store (the agent dir), its settings and profile.
 

@@ -1,26 +1,151 @@
-"""Frozen values that cost no more to declare and build than plain dataclasses.
+"""Value classes that cost nothing to declare: ``@frozen`` and ``@record``.
 
-``@frozen`` declares a dataclass whose fields are never assigned after
+``@dataclass`` writes the source of each class's ``__init__``, ``__eq__``,
+``__hash__`` and ``__repr__`` and compiles it when the module is imported: a
+fifth of a clean run of a hundred records went into compiling the methods of
+the forty classes it loads. These decorators declare the same kind of class
+from its annotations and defaults, with methods shared by every class and no
+code compiled: construction costs a few microseconds more, so they serve the
+classes a run builds a few hundred of at most (configuration, kinds, profiles,
+settings, the run's own state). What a run builds per file or per finding
+stays a named tuple or a dataclass.
+
+``@frozen`` declares a value whose fields are never assigned after
 ``__init__``. The type checker holds the code to it (mypy, strict on the
 package, reports any assignment to a field, as for
 ``@dataclass(frozen=True)``); instances compare and hash by value as frozen
-dataclasses do, and :func:`dataclasses.replace` makes changed copies.
-
-At run time the class has no ``__setattr__``/``__delattr__`` guards:
-generating them costs about 0.15 ms a class (two ``exec`` calls), some
-4 ms of the 95 ms a plain run spends importing its modules, and an instance
-whose ``__init__`` goes around them takes three times as long to build.
-Diagnostics, the values the reporters print, and the facts a run keeps of
-every file stay ``dataclass(frozen=True)``.
+dataclasses do. ``@record`` declares a class whose fields may change, equal
+only to itself (``@dataclass(eq=False)``). Fields are declared as for a
+dataclass: annotations, defaults, and :func:`dataclasses.field` for a
+``default_factory``, ``compare=False`` or ``repr=False``; a ``__post_init__``
+runs after ``__init__``. :func:`replace` makes a changed copy and
+:func:`fields_of` names the fields, of these classes and of dataclasses alike.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect  # dataclasses imports it: no cost of its own
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
+_MISSING = dataclasses.MISSING
+#: The attribute that holds a declared class's fields (see :class:`_Field`).
+_FIELDS = "__value_fields__"
+
+
+class _Field:
+    """One declared field: its name, its default or factory, and how it takes part."""
+
+    __slots__ = ("compare", "default", "factory", "name", "repr")
+
+    def __init__(self, name: str, declared: object) -> None:
+        self.name = name
+        self.default: object = _MISSING
+        self.factory: Callable[[], object] | None = None
+        self.compare = self.repr = True
+        if isinstance(declared, dataclasses.Field):
+            self.default = declared.default
+            if declared.default_factory is not _MISSING:
+                self.factory = declared.default_factory
+            self.compare, self.repr = declared.compare, declared.repr
+        elif declared is not _MISSING:
+            self.default = declared
+
+
+def _declared(cls: type) -> tuple[_Field, ...]:
+    """The fields of ``cls``: its bases' first, then its own annotations in order."""
+    found: dict[str, _Field] = {}
+    for base in reversed(cls.__mro__[1:]):
+        for inherited in getattr(base, _FIELDS, ()):
+            found[inherited.name] = inherited
+    for name, annotation in inspect.get_annotations(cls).items():
+        if "ClassVar" in str(annotation):
+            continue
+        declared = cls.__dict__.get(name, _MISSING)
+        found[name] = _Field(name, declared)
+        if isinstance(declared, dataclasses.Field):
+            if declared.default is _MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, declared.default)
+    declared_fields = tuple(found.values())
+    seen_default = False
+    for spec in declared_fields:
+        has_default = spec.default is not _MISSING or spec.factory is not None
+        if seen_default and not has_default:
+            raise TypeError(f"{cls.__name__}: {spec.name!r} has no default but follows a default")
+        seen_default = seen_default or has_default
+    return declared_fields
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """Set every field from the arguments, in declaration order, else from its default."""
+    specs: tuple[_Field, ...] = getattr(type(self), _FIELDS)
+    if len(args) > len(specs):
+        raise TypeError(
+            f"{type(self).__name__}() takes {len(specs)} arguments but {len(args)} were given"
+        )
+    # Set as attributes, never through ``__dict__``: an instance whose dictionary was
+    # asked for loses the interpreter's fast attribute reads (CPython 3.11+).
+    for spec, value in zip(specs, args, strict=False):
+        setattr(self, spec.name, value)
+    for spec in specs[len(args) :]:
+        name = spec.name
+        if name in kwargs:
+            setattr(self, name, kwargs.pop(name))
+        elif spec.factory is not None:
+            setattr(self, name, spec.factory())
+        elif spec.default is not _MISSING:
+            setattr(self, name, spec.default)
+        else:
+            raise TypeError(f"{type(self).__name__}() missing the argument {name!r}")
+    if kwargs:
+        name = next(iter(kwargs))
+        known = any(spec.name == name for spec in specs)
+        problem = "got multiple values for" if known else "got an unexpected keyword"
+        raise TypeError(f"{type(self).__name__}() {problem} argument {name!r}")
+    post_init = getattr(self, "__post_init__", None)
+    if post_init is not None:
+        post_init()
+
+
+def _compared(value: Any) -> tuple[Any, ...]:
+    return tuple(
+        getattr(value, spec.name) for spec in getattr(type(value), _FIELDS) if spec.compare
+    )
+
+
+def _eq(self: Any, other: object) -> Any:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return _compared(self) == _compared(other)
+
+
+def _hash(self: Any) -> int:
+    return hash(_compared(self))
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(
+        f"{spec.name}={getattr(self, spec.name)!r}"
+        for spec in getattr(type(self), _FIELDS)
+        if spec.repr
+    )
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _declare(cls: type[T], repr: bool, eq: bool) -> type[T]:
+    """Give ``cls`` the shared methods of a declared class."""
+    setattr(cls, _FIELDS, _declared(cls))
+    setattr(cls, "__init__", _init)  # noqa: B010 (the class's own methods)
+    if repr:
+        setattr(cls, "__repr__", _repr)  # noqa: B010
+    if eq:
+        setattr(cls, "__eq__", _eq)  # noqa: B010
+        setattr(cls, "__hash__", _hash)  # noqa: B010
+    return cls
 
 
 @overload
@@ -28,18 +153,50 @@ def frozen(cls: type[T], /) -> type[T]: ...
 
 
 @overload
-def frozen(
-    *, repr: bool = True, eq: bool = True, slots: bool = False
-) -> Callable[[type[T]], type[T]]: ...
+def frozen(*, repr: bool = True, eq: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
-def frozen(
-    cls: type[T] | None = None, /, *, repr: bool = True, eq: bool = True, slots: bool = False
-) -> Any:
-    """Declare a frozen value class (see the module); the options are the dataclass's."""
+def frozen(cls: type[T] | None = None, /, *, repr: bool = True, eq: bool = True) -> Any:
+    """Declare a frozen value class (see the module): equal and hashed by value with ``eq``."""
 
     def make(cls: type[T]) -> type[T]:
-        return dataclasses.dataclass(cls, repr=repr, eq=eq, unsafe_hash=eq, slots=slots)
+        return _declare(cls, repr, eq)
 
     return make if cls is None else make(cls)
+
+
+@overload
+def record(cls: type[T], /) -> type[T]: ...
+
+
+@overload
+def record(*, repr: bool = False) -> Callable[[type[T]], type[T]]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field,))
+def record(cls: type[T] | None = None, /, *, repr: bool = False) -> Any:
+    """Declare a class whose fields may change, equal only to itself (see the module)."""
+
+    def make(cls: type[T]) -> type[T]:
+        return _declare(cls, repr, eq=False)
+
+    return make if cls is None else make(cls)
+
+
+def fields_of(cls: type) -> tuple[str, ...]:
+    """The names of the fields of a class ``@frozen``, ``@record`` or ``@dataclass`` declared."""
+    if dataclasses.is_dataclass(cls):
+        return tuple(f.name for f in dataclasses.fields(cls))
+    return tuple(spec.name for spec in getattr(cls, _FIELDS))
+
+
+def replace(value: T, /, **changes: Any) -> T:
+    """A copy of ``value`` with ``changes``; a class ``@frozen``, ``@record`` or
+    ``@dataclass`` declared (as :func:`dataclasses.replace`)."""
+    if dataclasses.is_dataclass(value):
+        return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+    for spec in getattr(type(value), _FIELDS):
+        if spec.name not in changes:
+            changes[spec.name] = getattr(value, spec.name)
+    return type(value)(**changes)

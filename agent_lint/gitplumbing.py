@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, NamedTuple, cast
 
 from agent_lint.frozen import frozen
 
@@ -165,11 +165,11 @@ def encode(path: str) -> bytes:
     return path.encode("utf-8", errors="surrogateescape")
 
 
-@frozen
-class TreeEntry:
+class TreeEntry(NamedTuple):
     """An entry of a tree or the index: its mode, object id and (for blobs) size.
 
-    ``size`` is -1 when it was not asked for, and for trees and gitlinks.
+    ``size`` is -1 when it was not asked for, and for trees and gitlinks. A named
+    tuple: a tree of a large store has tens of thousands.
     """
 
     mode: str
@@ -193,8 +193,7 @@ class TreeEntry:
         return "a regular file"
 
 
-@frozen
-class IndexEntry:
+class IndexEntry(NamedTuple):
     """A stage-0 index entry with the stat data git recorded for it."""
 
     mode: str

@@ -12,11 +12,12 @@ import functools
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agent_lint.config import Config
+from agent_lint.frozen import record
 from agent_lint.jsontext import escape_token
 from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
 from agent_lint.markdown import Note, scan
@@ -459,7 +460,7 @@ def _may_hold(folder: list[str], layout: list[str], scope: str) -> bool:
 S = TypeVar("S")
 
 
-@dataclass(repr=False)
+@record
 class RepoIndex:
     """Facts from every file, for the repo-wide checks.
 

@@ -14,7 +14,7 @@ import os
 import posixpath
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -35,6 +35,7 @@ from agent_lint.discovery import (
 from agent_lint.fileio import content_digest
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
+from agent_lint.frozen import record, replace
 from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter
@@ -75,7 +76,7 @@ RUN_GC_THRESHOLD = (50_000, 20, 1_000)
 _AT_ROOT = {(fmt, parsed): (fmt, "", parsed) for fmt in Format for parsed in (False, True)}
 
 
-@dataclass(repr=False, eq=False)
+@record
 class Replay:
     """What one run's pass over the files saw, so ``--fix`` checks again only what it wrote.
 
@@ -414,7 +415,7 @@ def _lint_target(
     return result
 
 
-@dataclass(repr=False, eq=False)
+@record
 class _Passed:
     """What the pass over one repository's files found, for the repo-wide stage.
 

@@ -14,11 +14,11 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, AnyStr, NamedTuple
 
 from agent_lint.config import LIMITS, Limits
-from agent_lint.frozen import frozen
+from agent_lint.frozen import record
 from agent_lint.jsontext import escape_token, quote
 from agent_lint.yamlsafe import yaml_spans
 
@@ -26,9 +26,11 @@ if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
 
-@frozen(repr=False)
-class Span:
-    """A 1-based, end-exclusive span: ``line:column`` to ``end_line:end_column``."""
+class Span(NamedTuple):
+    """A 1-based, end-exclusive span: ``line:column`` to ``end_line:end_column``.
+
+    A named tuple: placing the findings of a file that did not parse spans every value.
+    """
 
     line: int
     column: int
@@ -46,7 +48,7 @@ class ScanError(ValueError):
         self.column = column
 
 
-@dataclass(repr=False, eq=False)
+@record
 class Locations:
     """Spans of values and keys by JSON pointer, plus duplicate keys in order."""
 

@@ -6,18 +6,19 @@ engine can change without touching them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.frozen import record
 
 if TYPE_CHECKING:
     from agent_lint.index import RepoIndex
     from agent_lint.linter import Replay
 
 
-@dataclass(repr=False, eq=False)
+@record
 class LintResult:
     """Everything a reporter needs: the root, the count of files read, the findings.
 

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import unicodedata
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -419,9 +418,9 @@ def test_untouched_compares_what_git_compares(tmp_path):
     assert snapshots.untouched(entry, info)
     for field in ("ctime_ns", "ino", "dev", "uid", "gid", "size", "mtime_ns"):
         changed = {field: getattr(entry, field) + 1}
-        assert not snapshots.untouched(replace(entry, **changed), info), field
-    assert not snapshots.untouched(replace(entry, mode="100755"), info)
-    assert snapshots.untouched(replace(entry, ino=0, dev=0, ctime_ns=0), info)  # not recorded
+        assert not snapshots.untouched(entry._replace(**changed), info), field
+    assert not snapshots.untouched(entry._replace(mode="100755"), info)
+    assert snapshots.untouched(entry._replace(ino=0, dev=0, ctime_ns=0), info)  # not recorded
 
 
 def _deny(monkeypatch: pytest.MonkeyPatch, suffix: str, function: str) -> None:

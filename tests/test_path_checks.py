@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_lint.diagnostics import Diagnostic
 from agent_lint.discovery import find_target
+from agent_lint.frozen import replace
 from agent_lint.index import PathReference, RepoIndex
 from agent_lint.linter import lint_target
 from agent_lint.validators.references import PathChecker, check_paths

@@ -39,9 +39,8 @@ def test_a_handoff_with_its_own_error_is_not_used_to_judge_others(lint_tree):
 
 
 def test_a_check_whose_codes_are_all_deselected_does_not_run():
-    from dataclasses import replace
-
     from agent_lint.discovery import find_target
+    from agent_lint.frozen import replace
     from agent_lint.linter import lint_target
 
     calls: list[str] = []
@@ -77,7 +76,7 @@ def test_checks_emit_only_the_codes_they_declare():
 
         return validators.Check(run, check.codes)
 
-    from dataclasses import replace
+    from agent_lint.frozen import replace
 
     def watched(target: Any) -> Any:
         profile = target.profile

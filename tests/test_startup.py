@@ -186,7 +186,7 @@ def test_a_fix_that_writes_loads_no_temporary_file_module(tmp_path: Path) -> Non
     assert _imported("--no-cache", str(repo.root))[0] == 0  # it was fixed
 
 
-def test_only_the_configuration_keeps_a_generated_repr() -> None:
+def test_only_the_configuration_keeps_a_repr_of_its_own() -> None:
     """The cache keys a run by ``repr`` of its configuration: those classes keep theirs.
 
     The values a run makes by the thousand skip the generated ``__repr__`` (and
@@ -195,14 +195,30 @@ def test_only_the_configuration_keeps_a_generated_repr() -> None:
     """
     from agent_lint.config import Config, Limits, UserIndex, UserKind, UserReference
     from agent_lint.diagnostics import Diagnostic
-    from agent_lint.positions import Span
 
     for cls in (Config, Limits, UserIndex, UserKind, UserReference):
-        assert cls.__dataclass_params__.repr  # type: ignore[attr-defined]
+        assert vars(cls)["__repr__"] is not object.__repr__
     assert repr(Config()).startswith("Config(select=('AL',), ")
-    for cls in (Diagnostic, Span):
-        assert not cls.__dataclass_params__.repr  # type: ignore[attr-defined]
-        assert cls.__dataclass_params__.eq  # type: ignore[attr-defined]
+    assert "Limits(max_file_bytes=" in repr(Config())
+    assert not Diagnostic.__dataclass_params__.repr  # type: ignore[attr-defined]
+    assert Diagnostic.__dataclass_params__.eq  # type: ignore[attr-defined]
+
+
+def test_the_engine_compiles_the_methods_of_few_dataclasses() -> None:
+    """``@frozen`` and ``@record`` classes share their methods: a plain run compiles the
+    generated methods of the few dataclasses that are built per file or per finding."""
+    code = (
+        "import dataclasses, sys\n"
+        "made = []\n"
+        "real = dataclasses._process_class\n"
+        "dataclasses._process_class = lambda cls, *a: made.append(cls) or real(cls, *a)\n"
+        "from agent_lint import cli, linter\n"
+        "from agent_lint.profiles import get\n"
+        "get('cortex')\n"
+        "print(len(made))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(done.stdout) <= 6, done.stdout
 
 
 def test_an_invalid_record_is_explained_by_the_detailed_engine(tmp_path: Path) -> None:

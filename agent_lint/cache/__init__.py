@@ -30,7 +30,6 @@ ignored and rewritten; a place that cannot be written means no cache.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import hashlib
 import hmac
@@ -63,6 +62,7 @@ from agent_lint.cache.files import (
     secret_key,
 )
 from agent_lint.fileio import content_digest
+from agent_lint.frozen import replace
 
 if TYPE_CHECKING:
     from agent_lint.config import Config
@@ -175,7 +175,7 @@ def run_key(target: Target, profile: Profile, config: Config, schemas: SchemaSto
         sys.version,
         _library_versions(),
         profile.name,
-        repr(dataclasses.replace(config, source=None)),
+        repr(replace(config, source=None)),
         schemas.fingerprint(),
         os.path.abspath(target.root),
         os.path.abspath(target.agent_dir),

@@ -20,7 +20,7 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from agent_lint.config import (
@@ -32,7 +32,7 @@ from agent_lint.config import (
     load_config,
 )
 from agent_lint.discovery import Target, profile_for
-from agent_lint.frozen import frozen
+from agent_lint.frozen import frozen, record
 from agent_lint.gitgate.checks import Comparison, check
 from agent_lint.gitgate.snapshots import (
     IndexSnapshot,
@@ -71,7 +71,7 @@ class Request:
     list_changed: bool = False
 
 
-@dataclass
+@record(repr=True)
 class Outcome:
     """The gate's problems, the paths the change touched, notices, and its settings.
 

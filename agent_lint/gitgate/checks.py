@@ -15,9 +15,10 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
+from agent_lint.frozen import record
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, fold, prefetch_together, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
@@ -48,7 +49,7 @@ class Provenance(Protocol):
         """A hint: ``paths`` will be named soon (one git process for them all)."""
 
 
-@dataclass
+@record(repr=True)
 class Comparison:
     """The two sides the gate compares and how to name things in messages.
 

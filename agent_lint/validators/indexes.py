@@ -5,9 +5,9 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.frozen import record
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.kinds import NameRule
@@ -222,7 +222,7 @@ def _unnamed(index: RepoIndex, entry: IndexEntry) -> Iterator[Diagnostic]:
     )
 
 
-@dataclass(repr=False, eq=False)
+@record
 class _Folders:
     """The folders that hold a file of the walk, built once per run when needed."""
 

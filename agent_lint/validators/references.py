@@ -13,11 +13,12 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field
 
 from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
+from agent_lint.frozen import record, replace
 from agent_lint.index import PathReference, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.suggest import Suggester
@@ -81,7 +82,7 @@ _REVISION = re.compile(r"@[0-9A-Fa-f]{7,64}\Z")
 _DIGITS = frozenset("0123456789")
 
 
-@dataclass(repr=False, eq=False)
+@record
 class Resolver:
     """Answers "does this id exist in this namespace and scope?" with hash look-ups."""
 
@@ -174,7 +175,7 @@ def _other_number(a: str, b: str) -> bool:
     return all(x in _DIGITS and y in _DIGITS for x, y in zip(a, b, strict=True) if x != y)
 
 
-@dataclass(repr=False, eq=False)
+@record
 class Lookups:
     """What the reference checks build once per run and share (a typed store of the index)."""
 
@@ -312,7 +313,7 @@ def expand_braces(value: str, limit: int | None = None) -> list[str]:
     return ["".join(combination) for combination in itertools.product(*parts)]
 
 
-@dataclass(repr=False, eq=False)
+@record
 class PathChecker:
     """Classifies repository paths without opening them; results are cached.
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from agent_lint.frozen import record
 from agent_lint.kinds import Match
 from agent_lint.profiles.cortex.handoffs import (
     Conversation,
@@ -84,7 +85,7 @@ class RelationsSide(NamedTuple):
     relations: dict[str, Any]
 
 
-@dataclass(repr=False)
+@record
 class CortexFacts:
     """The Cortex facts of one run, merged from every file's facts."""
 

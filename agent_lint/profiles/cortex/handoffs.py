@@ -6,10 +6,11 @@ from these small records; no parsed document is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
+from agent_lint.frozen import record
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
 
@@ -64,7 +65,7 @@ class Turn(NamedTuple):
     timestamp: Any
 
 
-@dataclass(repr=False)
+@record
 class Conversation:
     """Everything ordering and agreement checks need about one conversation."""
 
