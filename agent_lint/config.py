@@ -6,17 +6,16 @@ bad value is a :class:`ConfigError` naming the key and the file.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agent_lint.diagnostics import Severity
 from agent_lint.fileio import in_git_dir
+from agent_lint.frozen import field as _field
 from agent_lint.frozen import frozen, replace
 from agent_lint.jsontext import clip
 
@@ -136,7 +135,7 @@ class UserReference:
 
     field: str
     target: str
-    where: str = dataclasses.field(compare=False)
+    where: str = _field(compare=False)
 
 
 @frozen
@@ -169,7 +168,7 @@ class UserKind:
     title: str
     path: str
     format: str
-    schema: Path | None = field(compare=False)
+    schema: Path | None = _field(compare=False)
     id_field: str | None
     id_pattern: str | None
     name_rule: str
@@ -177,7 +176,7 @@ class UserKind:
     scope: str | None
     references: tuple[UserReference, ...]
     history: str
-    where: str = field(compare=False)
+    where: str = _field(compare=False)
     paths: tuple[str, ...] = ()
     index: UserIndex | None = None
 
@@ -233,8 +232,8 @@ class Config:
     base: str | None = None
     strict: bool = False
     completeness: str = "complete"
-    limits: Limits = field(default_factory=Limits)
-    source: Path | None = field(default=None, compare=False)
+    limits: Limits = _field(default_factory=Limits)
+    source: Path | None = _field(default=None, compare=False)
 
     @property
     def partial(self) -> bool:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from agent_lint.frozen import frozen
 
 
 class Fix(str, enum.Enum):
@@ -22,7 +24,7 @@ class Severity(str, enum.Enum):
     INFO = "info"  # needs no action (e.g. the absent records of a partial snapshot)
 
 
-@dataclass(frozen=True, repr=False)
+@frozen(repr=False)
 class Rule:
     """A check's stable identity and its user documentation.
 
@@ -81,8 +83,7 @@ class Rule:
         )
 
 
-@dataclass(frozen=True, repr=False)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """One finding: what is wrong, where, and whether ``--fix`` can repair it.
 
     ``path`` is relative to the repository root in POSIX form. ``pointer`` is
@@ -90,7 +91,8 @@ class Diagnostic:
     whether the position is the member's ``key`` or its ``value``. Line and
     column are 1-based and filled in by :mod:`agent_lint.positions` for files
     that have findings. ``key``, when set, stands for the message in
-    fingerprints (see :mod:`agent_lint.baseline`).
+    fingerprints (see :mod:`agent_lint.baseline`). A named tuple: a run makes
+    one per finding, and sends them between its processes.
     """
 
     code: str
@@ -115,12 +117,12 @@ class Diagnostic:
         self, line: int, column: int, end_line: int | None, end_column: int | None
     ) -> Diagnostic:
         """Return a copy located at the given 1-based span."""
-        return replace(self, line=line, column=column, end_line=end_line, end_column=end_column)
+        return self._replace(line=line, column=column, end_line=end_line, end_column=end_column)
 
     def with_fixable(self, fixable: bool) -> Diagnostic:
         """Return a copy marked (or not) as repairable by this run's ``--fix``."""
-        return replace(self, fixable=fixable)
+        return self._replace(fixable=fixable)
 
     def with_severity(self, severity: Severity) -> Diagnostic:
         """Return a copy with ``severity`` (configuration overrides)."""
-        return replace(self, severity=severity)
+        return self._replace(severity=severity)

@@ -16,23 +16,32 @@ package, reports any assignment to a field, as for
 ``@dataclass(frozen=True)``); instances compare and hash by value as frozen
 dataclasses do. ``@record`` declares a class whose fields may change, equal
 only to itself (``@dataclass(eq=False)``). Fields are declared as for a
-dataclass: annotations, defaults, and :func:`dataclasses.field` for a
+dataclass: annotations, defaults, and :func:`field` for a
 ``default_factory``, ``compare=False`` or ``repr=False``; a ``__post_init__``
 runs after ``__init__``. :func:`replace` makes a changed copy and
-:func:`fields_of` names the fields, of these classes and of dataclasses alike.
+:func:`fields_of` names the fields, of these classes, of named tuples and of
+dataclasses alike. Nothing here imports :mod:`dataclasses` (and the
+:mod:`inspect` it loads, a tenth of a small run) unless a dataclass is met.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect  # dataclasses imports it: no cost of its own
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
-_MISSING = dataclasses.MISSING
 #: The attribute that holds a declared class's fields (see :class:`_Field`).
 _FIELDS = "__value_fields__"
+
+
+class _Missing:
+    """No default: the field must be given."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+_MISSING: Any = _Missing()
 
 
 class _Field:
@@ -40,18 +49,28 @@ class _Field:
 
     __slots__ = ("compare", "default", "factory", "name", "repr")
 
-    def __init__(self, name: str, declared: object) -> None:
-        self.name = name
-        self.default: object = _MISSING
-        self.factory: Callable[[], object] | None = None
-        self.compare = self.repr = True
-        if isinstance(declared, dataclasses.Field):
-            self.default = declared.default
-            if declared.default_factory is not _MISSING:
-                self.factory = declared.default_factory
-            self.compare, self.repr = declared.compare, declared.repr
-        elif declared is not _MISSING:
-            self.default = declared
+    def __init__(
+        self,
+        name: str = "",
+        default: object = _MISSING,
+        factory: Callable[[], object] | None = None,
+        compare: bool = True,
+        repr: bool = True,
+    ) -> None:
+        self.name, self.default, self.factory = name, default, factory
+        self.compare, self.repr = compare, repr
+
+
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    compare: bool = True,
+    repr: bool = True,
+) -> Any:
+    """A field's default, or the factory that makes one per instance, and whether it takes
+    part in equality, hashing and ``repr`` (as :func:`dataclasses.field`)."""
+    return _Field("", default, default_factory, compare, repr)
 
 
 def _declared(cls: type) -> tuple[_Field, ...]:
@@ -60,16 +79,20 @@ def _declared(cls: type) -> tuple[_Field, ...]:
     for base in reversed(cls.__mro__[1:]):
         for inherited in getattr(base, _FIELDS, ()):
             found[inherited.name] = inherited
-    for name, annotation in inspect.get_annotations(cls).items():
+    for name, annotation in vars(cls).get("__annotations__", {}).items():
         if "ClassVar" in str(annotation):
             continue
-        declared = cls.__dict__.get(name, _MISSING)
-        found[name] = _Field(name, declared)
-        if isinstance(declared, dataclasses.Field):
+        declared = vars(cls).get(name, _MISSING)
+        if isinstance(declared, _Field):
+            found[name] = _Field(
+                name, declared.default, declared.factory, declared.compare, declared.repr
+            )
             if declared.default is _MISSING:
                 delattr(cls, name)
             else:
                 setattr(cls, name, declared.default)
+        else:
+            found[name] = _Field(name, declared)
     declared_fields = tuple(found.values())
     seen_default = False
     for spec in declared_fields:
@@ -156,7 +179,7 @@ def frozen(cls: type[T], /) -> type[T]: ...
 def frozen(*, repr: bool = True, eq: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def frozen(cls: type[T] | None = None, /, *, repr: bool = True, eq: bool = True) -> Any:
     """Declare a frozen value class (see the module): equal and hashed by value with ``eq``."""
 
@@ -174,7 +197,7 @@ def record(cls: type[T], /) -> type[T]: ...
 def record(*, repr: bool = False) -> Callable[[type[T]], type[T]]: ...
 
 
-@dataclass_transform(field_specifiers=(dataclasses.field,))
+@dataclass_transform(field_specifiers=(field,))
 def record(cls: type[T] | None = None, /, *, repr: bool = False) -> Any:
     """Declare a class whose fields may change, equal only to itself (see the module)."""
 
@@ -185,18 +208,26 @@ def record(cls: type[T] | None = None, /, *, repr: bool = False) -> Any:
 
 
 def fields_of(cls: type) -> tuple[str, ...]:
-    """The names of the fields of a class ``@frozen``, ``@record`` or ``@dataclass`` declared."""
-    if dataclasses.is_dataclass(cls):
-        return tuple(f.name for f in dataclasses.fields(cls))
-    return tuple(spec.name for spec in getattr(cls, _FIELDS))
+    """The names of the fields of a class ``@frozen``, ``@record`` or ``@dataclass`` declared,
+    or of a named tuple."""
+    if _FIELDS in vars(cls) or not hasattr(cls, "__dataclass_fields__"):
+        return tuple(getattr(cls, "_fields", None) or (s.name for s in getattr(cls, _FIELDS)))
+    import dataclasses
+
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def replace(value: T, /, **changes: Any) -> T:
-    """A copy of ``value`` with ``changes``; a class ``@frozen``, ``@record`` or
-    ``@dataclass`` declared (as :func:`dataclasses.replace`)."""
-    if dataclasses.is_dataclass(value):
+    """A copy of ``value`` with ``changes``: a value of a class ``@frozen``, ``@record`` or
+    ``@dataclass`` declared, or a named tuple (as :func:`dataclasses.replace`)."""
+    kind = type(value)
+    if _FIELDS not in vars(kind):
+        if isinstance(value, tuple):
+            return value._replace(**changes)  # type: ignore[attr-defined,no-any-return]
+        import dataclasses
+
         return dataclasses.replace(value, **changes)  # type: ignore[type-var]
-    for spec in getattr(type(value), _FIELDS):
+    for spec in getattr(kind, _FIELDS):
         if spec.name not in changes:
             changes[spec.name] = getattr(value, spec.name)
-    return type(value)(**changes)
+    return kind(**changes)

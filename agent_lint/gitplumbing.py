@@ -25,7 +25,6 @@ byte sequence in a file name round-trips.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import subprocess
@@ -36,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, NamedTuple, cast
 
-from agent_lint.frozen import frozen
+from agent_lint.frozen import field, frozen
 
 #: ``-c`` settings given to every git command. Each one switches off a
 #: program that configuration could otherwise make git run.
@@ -224,7 +223,7 @@ class Repository:
 
     top: Path
     git_dir: Path
-    found_head: str | None = dataclasses.field(default=None, compare=False)
+    found_head: str | None = field(default=None, compare=False)
 
     def _git(
         self,
@@ -751,16 +750,16 @@ def _additions(out: bytes, keep: int = 2) -> dict[str, tuple[str, ...]]:
     commit: tuple[str, ...] | None = None
     position = 0
     while position < len(fields):
-        field = fields[position]
-        if field == b"" and position + 2 < len(fields) and fields[position + 1] == b"":
+        part = fields[position]
+        if part == b"" and position + 2 < len(fields) and fields[position + 1] == b"":
             parts = decode(fields[position + 2]).split(" ", keep - 1)
             commit = tuple(parts + [""] * (keep - len(parts)))
             position += 3
             if position < len(fields) and fields[position].startswith(b"\n"):
                 fields[position] = fields[position][1:]
             continue
-        if field and commit is not None:
-            added.setdefault(decode(field), commit)  # the newest addition comes first
+        if part and commit is not None:
+            added.setdefault(decode(part), commit)  # the newest addition comes first
         position += 1
     return added
 
@@ -861,8 +860,8 @@ def _index_records_by_field(out: bytes) -> IndexListing:
         stat: dict[str, int] = {}
         for _ in range(5):  # ctime, mtime, dev/ino, uid/gid, size/flags
             line_end = out.index(b"\n", position)
-            for field in out[position:line_end].decode("ascii").split("\t"):
-                name, _, value = field.strip().partition(": ")
+            for part in out[position:line_end].decode("ascii").split("\t"):
+                name, _, value = part.strip().partition(": ")
                 stat[name] = _stat_value(name, value)
             position = line_end + 1
         mode, sha, stage = meta.decode("ascii").split()

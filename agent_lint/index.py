@@ -12,12 +12,11 @@ import functools
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from agent_lint.config import Config
-from agent_lint.frozen import record
+from agent_lint.frozen import field, record
 from agent_lint.jsontext import escape_token
 from agent_lint.kinds import EACH, Format, History, Kind, Match, NameRule, Namespace, Scope
 from agent_lint.markdown import Note, scan

@@ -12,10 +12,9 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import field
 from typing import NamedTuple
 
-from agent_lint.frozen import frozen
+from agent_lint.frozen import field, frozen
 
 #: The id shape shared by most prefixed record ids (``D-…``, ``WP-…``, ``M-…``).
 _SUFFIX = r"[A-Za-z0-9][A-Za-z0-9._-]*"

@@ -14,7 +14,6 @@ import os
 import posixpath
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -35,7 +34,7 @@ from agent_lint.discovery import (
 from agent_lint.fileio import content_digest
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
-from agent_lint.frozen import record, replace
+from agent_lint.frozen import field, record, replace
 from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter

@@ -25,9 +25,8 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_lint.config import Limits, over_limit
 from agent_lint.jsontext import clip, quote
@@ -47,8 +46,7 @@ INT_DIGITS = 4000
 _DEFAULT_LIMITS = Limits()
 
 
-@dataclass(repr=False, eq=False)
-class Loaded:
+class Loaded(NamedTuple):
     """The outcome of reading one file: its data, and the problems met reading it."""
 
     data: Any

@@ -10,7 +10,6 @@ import functools
 import re
 import unicodedata
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -41,13 +40,13 @@ class Token(NamedTuple):
     end_column: int
 
 
-@dataclass(repr=False)
-class Note:
-    """The links, record ids and heading anchors of one Markdown file."""
+class Note(NamedTuple):
+    """The links, record ids and heading anchors of one Markdown file (a named tuple: one
+    per note of a run)."""
 
-    links: list[Token] = field(default_factory=list)
-    ids: list[Token] = field(default_factory=list)
-    anchors: set[str] = field(default_factory=set)
+    links: list[Token]
+    ids: list[Token]
+    anchors: set[str]
 
 
 #: The ASCII characters a heading's anchor drops: all but letters, digits, " ", "-" and "_".
@@ -205,7 +204,7 @@ class _LinkScanner:
 
 def scan(text: str) -> Note:
     """Collect links, id mentions and heading anchors from Markdown ``text``."""
-    note = Note()
+    note = Note([], [], set())
     links, ids, anchors = note.links, note.ids, note.anchors
     counts: dict[str, int] = {}
     # What no line of the text can hold is not looked for line by line: a fence needs

@@ -14,11 +14,10 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, AnyStr, NamedTuple
 
 from agent_lint.config import LIMITS, Limits
-from agent_lint.frozen import record
+from agent_lint.frozen import field, record
 from agent_lint.jsontext import escape_token, quote
 from agent_lint.yamlsafe import yaml_spans
 

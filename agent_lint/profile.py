@@ -13,13 +13,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_lint.config import ConfigError, UserIndex, UserKind
 from agent_lint.diagnostics import Rule
-from agent_lint.frozen import frozen, replace
+from agent_lint.frozen import field, frozen, replace
 from agent_lint.kinds import (
     Format,
     History,

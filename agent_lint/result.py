@@ -6,12 +6,11 @@ engine can change without touching them.
 
 from __future__ import annotations
 
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_lint.diagnostics import Diagnostic, Severity
-from agent_lint.frozen import record
+from agent_lint.frozen import field, record
 
 if TYPE_CHECKING:
     from agent_lint.index import RepoIndex

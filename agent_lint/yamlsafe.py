@@ -31,12 +31,11 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NoReturn
 
 from agent_lint.config import Limits
-from agent_lint.frozen import frozen
+from agent_lint.frozen import field, frozen, record
 
 #: PyYAML's binding of libyaml, looked for when a first document is read (``...`` until
 #: then): a run whose documents all come from the cache never loads PyYAML. None when
@@ -250,7 +249,7 @@ def _hide_old_breaks(text: str) -> tuple[str, dict[int, int] | None]:
     return text.translate(forward), back
 
 
-@dataclass(repr=False, eq=False)
+@record
 class Spans:
     """Character offsets of a document's nodes by JSON pointer, of its keys, of repeated keys."""
 
@@ -259,22 +258,38 @@ class Spans:
     duplicates: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
 
 
-@dataclass(slots=True, repr=False, eq=False)
 class _Open:
-    """A sequence or mapping whose events are still arriving."""
+    """A sequence or mapping whose events are still arriving (one per open collection of
+    every YAML document read: a class of slots, with nothing generated)."""
 
-    value: Any
-    mapping: bool
-    anchor: str | None
-    start: int
-    pointer: str
-    size: int = 1  # nodes under it, aliases expanded, itself included
-    items: int = 0
-    key: str = ""
-    has_key: bool = False
-    merge_key: bool = False
-    merge: tuple[Any, int] | None = None
-    keys: set[str] = field(default_factory=set)
+    __slots__ = (
+        "anchor",
+        "has_key",
+        "items",
+        "key",
+        "keys",
+        "mapping",
+        "merge",
+        "merge_key",
+        "pointer",
+        "size",
+        "start",
+        "value",
+    )
+
+    def __init__(self, value: Any, mapping: bool, anchor: str | None, start: int, pointer: str):
+        self.value = value
+        self.mapping = mapping
+        self.anchor = anchor
+        self.start = start
+        self.pointer = pointer
+        self.size = 1  # nodes under it, aliases expanded, itself included
+        self.items = 0
+        self.key = ""
+        self.has_key = False
+        self.merge_key = False
+        self.merge: tuple[Any, int] | None = None
+        self.keys: set[str] = set()
 
 
 @frozen(repr=False, eq=False)

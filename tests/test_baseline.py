@@ -107,7 +107,7 @@ def test_fingerprint_ignores_positions_and_suggestions():
         column=7,
     )
     assert baseline.fingerprint(first) == baseline.fingerprint(moved)
-    other = Diagnostic(**{**moved.__dict__, "message": 'missing required field "status"'})
+    other = Diagnostic(**{**moved._asdict(), "message": 'missing required field "status"'})
     assert baseline.fingerprint(other) != baseline.fingerprint(first)
 
 

@@ -328,7 +328,7 @@ def _slugify_reference(heading: str) -> str:
 
 def _scan_reference(text: str) -> markdown.Note:
     """The Markdown scan, every pattern tried on every line (no skipping by the text)."""
-    note = markdown.Note()
+    note = markdown.Note([], [], set())
     counts: dict[str, int] = {}
 
     def add_anchor(heading: str) -> None:

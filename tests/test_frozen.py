@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 import pytest
 
 import agent_lint
+from agent_lint import frozen as values
+from agent_lint.diagnostics import Severity
 from agent_lint.frozen import fields_of, frozen, record, replace
 from agent_lint.positions import Span
 
@@ -52,13 +54,13 @@ def test_the_values_of_the_index_and_the_profiles_are_declared() -> None:
     } <= names
 
 
-def _point(decorator: Any) -> Any:
+def _point(decorator: Any, field: Any = values.field) -> Any:
     @decorator
     class Point:
         x: int
         y: tuple[str, ...] = ()
-        note: str = dataclasses.field(default="", compare=False)
-        tags: list[str] = dataclasses.field(default_factory=list, repr=False, compare=False)
+        note: str = field(default="", compare=False)
+        tags: list[str] = field(default_factory=list, repr=False, compare=False)
         origin: ClassVar[int] = 0
 
     return Point
@@ -68,7 +70,7 @@ def _point(decorator: Any) -> Any:
 def test_a_frozen_value_behaves_as_a_frozen_dataclass(options: dict[str, bool]) -> None:
     ours = _point(frozen(**options))
     theirs = _point(dataclasses.dataclass(frozen=True, unsafe_hash=options.get("eq", True),
-                                          **options))  # fmt: skip
+                                          **options), dataclasses.field)  # fmt: skip
     samples = [((1, ("a",), "n"), (1, ("a",), "m")), ((1, (), ""), (2, (), ""))]
     for first, second in samples:
         a, b = ours(*first), ours(*second)
@@ -86,7 +88,7 @@ def test_a_frozen_value_behaves_as_a_frozen_dataclass(options: dict[str, bool]) 
 
 
 def test_construction_takes_what_a_dataclass_takes() -> None:
-    ours, theirs = _point(frozen), _point(dataclasses.dataclass(frozen=True))
+    ours, theirs = _point(frozen), _point(dataclasses.dataclass(frozen=True), dataclasses.field)
     for args, kwargs in [((1,), {}), ((), {"x": 1, "y": ("b",)}), ((1, ("c",)), {"note": "x"})]:
         a, c = ours(*args, **kwargs), theirs(*args, **kwargs)
         assert (a.x, a.y, a.note, a.tags) == (c.x, c.y, c.note, c.tags)
@@ -104,7 +106,7 @@ def test_a_record_changes_and_is_equal_only_to_itself() -> None:
     @record
     class Counter:
         start: int
-        seen: list[int] = dataclasses.field(default_factory=list)
+        seen: list[int] = values.field(default_factory=list)
 
         def __post_init__(self) -> None:
             calls.append(self.start)
@@ -144,6 +146,24 @@ def test_values_are_pickled_and_compared_as_they_were() -> None:
     value = replace(Config(), select=("AL1",))
     again = pickle.loads(pickle.dumps(value))
     assert again == value and again.select == ("AL1",) and repr(again) == repr(value)
+
+
+def test_named_tuples_and_dataclasses_are_replaced_and_named_too() -> None:
+    from agent_lint.diagnostics import Diagnostic
+
+    @dataclasses.dataclass(frozen=True)
+    class Pair:
+        a: int
+        b: int = 0
+
+    finding = Diagnostic("AL1", "x", Severity.ERROR, "m", "p")
+    assert replace(finding, line=3).line == 3 and finding.line is None
+    assert replace(Pair(1), b=2) == Pair(1, 2)
+    assert fields_of(Pair) == ("a", "b") and fields_of(Diagnostic)[:3] == (
+        "code",
+        "name",
+        "severity",
+    )
 
 
 def test_spans_are_equal_by_value() -> None:

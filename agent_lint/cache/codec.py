@@ -24,7 +24,6 @@ registry) is an :class:`Unencodable`: that file is simply not cached.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import itertools
 import math
@@ -53,9 +52,16 @@ class Unencodable(Exception):
     """A value the cache has no faithful JSON form for: the file is checked on every run."""
 
 
+def _is_dataclass(cls: type) -> bool:
+    """Whether ``cls`` is a dataclass (told without loading :mod:`dataclasses`)."""
+    return isinstance(cls, type) and hasattr(cls, "__dataclass_fields__")
+
+
 def _fields(cls: type) -> tuple[str, ...] | None:
     """The constructor's positional fields of a dataclass or named tuple, else None."""
-    if dataclasses.is_dataclass(cls):
+    if _is_dataclass(cls):
+        import dataclasses
+
         found = dataclasses.fields(cls)
         if not all(f.init for f in found):
             return None
@@ -175,7 +181,9 @@ class Codec:
 
     def _row_plan(self, cls: type) -> tuple[list[_Plan], bool]:
         """How each field of ``cls`` is written, from its annotation; whether all are JSON's."""
-        if dataclasses.is_dataclass(cls):
+        if _is_dataclass(cls):
+            import dataclasses
+
             notes = [f.type for f in dataclasses.fields(cls)]
         else:
             annotations = getattr(cls, "__annotations__", {})

@@ -43,7 +43,6 @@ bounds of its row and string numbers; anything else is a :class:`CacheFormatErro
 from __future__ import annotations
 
 import collections
-import dataclasses
 import itertools
 import operator
 import types
@@ -437,8 +436,8 @@ def _plain_slots(cls: type, names: tuple[str, ...]) -> bool:
     """Whether ``cls`` is a dataclass of slots that its generated ``__init__`` only fills."""
     init = vars(cls).get("__init__")
     return (
-        dataclasses.is_dataclass(cls)
-        and cls.__new__ is object.__new__
+        hasattr(cls, "__dataclass_fields__")
+        and getattr(cls, "__new__", None) is object.__new__
         and not hasattr(cls, "__post_init__")
         and getattr(getattr(init, "__code__", None), "co_filename", "") == "<string>"
         and all(type(vars(cls).get(name)) is types.MemberDescriptorType for name in names)

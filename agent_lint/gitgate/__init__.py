@@ -20,7 +20,6 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 from pathlib import Path
 
 from agent_lint.config import (
@@ -32,7 +31,7 @@ from agent_lint.config import (
     load_config,
 )
 from agent_lint.discovery import Target, profile_for
-from agent_lint.frozen import frozen, record
+from agent_lint.frozen import field, frozen, record
 from agent_lint.gitgate.checks import Comparison, check
 from agent_lint.gitgate.snapshots import (
     IndexSnapshot,

@@ -15,10 +15,9 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field
 from typing import Protocol
 
-from agent_lint.frozen import record
+from agent_lint.frozen import field, record
 from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, fold, prefetch_together, under
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote

@@ -13,12 +13,11 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import field
 
 from agent_lint.config import over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
-from agent_lint.frozen import record, replace
+from agent_lint.frozen import field, record, replace
 from agent_lint.index import PathReference, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.suggest import Suggester

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.frozen import replace
 from agent_lint.index import FileContext
 from agent_lint.jsontext import clip, quote
 from agent_lint.positions import pointer_of

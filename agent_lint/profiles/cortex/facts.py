@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agent_lint.frozen import record
+from agent_lint.frozen import field, record
 from agent_lint.kinds import Match
 from agent_lint.profiles.cortex.handoffs import (
     Conversation,

@@ -6,11 +6,10 @@ from these small records; no parsed document is kept.
 
 from __future__ import annotations
 
-from dataclasses import field
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
-from agent_lint.frozen import record
+from agent_lint.frozen import field, record
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
 

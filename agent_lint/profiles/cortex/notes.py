@@ -8,12 +8,12 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from urllib.parse import unquote
 
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.fileio import NotRead, in_git_dir
 from agent_lint.filesystem import DISK, FileSystem
+from agent_lint.frozen import replace
 from agent_lint.index import NoteFacts, RepoIndex, slug_stems
 from agent_lint.jsontext import clip, quote
 from agent_lint.markdown import Token, scan

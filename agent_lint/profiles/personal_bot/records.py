@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 
 from agent_lint.diagnostics import Diagnostic
+from agent_lint.frozen import replace
 from agent_lint.index import FileContext
 from agent_lint.jsontext import quote
 from agent_lint.validators import schema
