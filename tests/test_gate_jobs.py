@@ -104,7 +104,6 @@ def children(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each gate a run started in a child came back from it (False: it failed)."""
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
     monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 50)  # auto forks for these repositories
-    monkeypatch.setattr(workers, "MIN_FILES_GATE_BESIDE", 50)
     seen: list[bool] = []
     real = workers.InChild.result
 
@@ -218,9 +217,6 @@ def test_one_process_runs_the_gate_itself(
     lint(capsys, "--no-cache", "--base", "main", str(changed))
     monkeypatch.setattr(workers, "available_cores", lambda: 2)
     lint(capsys, "--no-cache", "--jobs", "1", "--base", "main", str(changed))
-    monkeypatch.setattr(workers, "MIN_FILES_PER_PROCESS", 10**6)
-    monkeypatch.setattr(workers, "MIN_FILES_GATE_BESIDE", 10**6)  # auto, too few files
-    lint(capsys, "--no-cache", "--base", "main", str(changed))
     assert children == []
 
 
