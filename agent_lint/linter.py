@@ -455,8 +455,9 @@ def _pass_over_files(
 ) -> _Passed:
     """Read and check every file of the walk (or a replay's) and build the repository index.
 
-    With ``gate_request``, the append-only gate may start in a forked child beside the
-    processes that check files (``_start_gate``); its outcome is taken after the pass.
+    With ``gate_request``, the append-only gate may run in the first forked process that
+    checks files, once its share is checked, or in a forked child of its own beside a
+    pass of one process (``_start_gate``); its outcome is taken after the pass.
     """
     config = target.config
     collector = collector or _RunCollector(False)
