@@ -625,15 +625,16 @@ def _start_gate(
     """The gate run by a forked child of its own while a pass of one process over ``files``
     walked files runs; None when the run's own process is to run it after the pass.
 
-    A pass that forks processes to check files hands the gate to the first of them,
-    which runs it once its own files are checked (:meth:`_CheckedAhead.later`): this
-    process, which merges every file's outcome, has the most to do. Without such a
-    process, a child is forked for the gate for ``--jobs N`` above 1, and for ``auto``
-    on more than one core (:func:`workers.gate_beside`): the gate's git processes and
-    its own work then use another core while this process parses; the fork costs a few
-    milliseconds of CPU time. With ``--jobs 1`` (or one core) this process runs it. The
-    walk is done and the cache folder exists, and nothing of the work tree changes until
-    the gate's outcome is taken, so it is the outcome the gate gives after the pass.
+    A pass that forks processes to check files on every core hands the gate to the first
+    of them, which runs it once its own files are checked (:meth:`_CheckedAhead.later`):
+    this process, which merges every file's outcome, has the most to do. Otherwise (a
+    pass of one process, or processes that leave a core free) a child is forked for the
+    gate for ``--jobs N`` above 1, and for ``auto`` on more than one core
+    (:func:`workers.gate_beside`): the gate's git processes and its own work then use
+    another core while this process parses; the fork costs a few milliseconds of CPU
+    time. With ``--jobs 1`` (or one core) this process runs it. The walk is done and the
+    cache folder exists, and nothing of the work tree changes until the gate's outcome
+    is taken, so it is the outcome the gate gives after the pass.
     """
     if forked is None or not workers.gate_beside(jobs, files):
         return None
@@ -692,13 +693,16 @@ class _CheckedAhead:
     ) -> None:
         self.paths = deque(path for _, path, _ in pending)
         processes = 1 if check is None else workers.processes_for(jobs, len(pending))
+        if processes < workers.available_cores():
+            then = None  # a core is left free: the gate gets a process of its own there
         self.results: workers.Ahead[Checked | None] = workers.Ahead(
             check or _nothing, pending, processes, then
         )
 
     def later(self) -> workers.InChild[gitgate.Outcome | ConfigError] | None:
-        """The ``then`` of the first other process, once its files are checked (None: no
-        other process was started)."""
+        """The ``then`` of the first other process, once its files are checked; None when no
+        other process was started, or when the processes leave a core free (``then`` is
+        then not given to them)."""
         return self.results.later()
 
     def take(self, path: str) -> Checked | None:

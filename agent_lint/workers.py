@@ -210,7 +210,11 @@ class Ahead(Generic[R]):
         self.taken += 1
         if number == 0:
             return None
-        result: R | None = self.children[number - 1].next()
+        child = self.children[number - 1]
+        result: R | None = child.next()
+        if type(result) is _Last:  # fewer results than items: the rest is the caller's
+            child.ready.appendleft(result)
+            return None
         return result
 
     def close(self) -> None:

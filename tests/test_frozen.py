@@ -139,6 +139,37 @@ def test_fields_are_inherited_first() -> None:
             d: int  # no default after fields with one
 
 
+def test_what_a_class_defines_itself_stays_and_shared_defaults_are_refused() -> None:
+    @frozen
+    class Named:
+        name: str
+
+        def __repr__(self) -> str:
+            return f"<{self.name}>"
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Named) and other.name.lower() == self.name.lower()
+
+        def __hash__(self) -> int:
+            return hash(self.name.lower())
+
+    assert repr(Named("A")) == "<A>" and Named("A") == Named("a") and len({Named("A")}) == 1
+    with pytest.raises(TypeError, match="default_factory"):
+
+        @record
+        class Shared:
+            items: list[int] = []  # noqa: RUF012 (the mistake refused)
+
+    @record(repr=True)
+    class Loop:
+        name: str
+        other: Any = None
+
+    loop = Loop("a")
+    loop.other = loop
+    assert repr(loop).endswith(".Loop(name='a', other=...)")  # a loop is shown, not followed
+
+
 def test_values_are_pickled_and_compared_as_they_were() -> None:
     # The gate's outcome comes back from a forked child pickled, its settings with it.
     from agent_lint.config import Config

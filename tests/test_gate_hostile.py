@@ -469,6 +469,30 @@ def test_a_merged_handoff_whose_stat_fails_is_not_compared_not_deleted(
     assert found(report) == [("AL611", H002_JSON)]
 
 
+def test_names_in_a_folder_that_lists_but_cannot_be_searched_are_still_judged(
+    tmp_path, capsys, monkeypatch
+):
+    # A folder readable but not searchable lists its names, and no file in it can be
+    # looked at: the merged handoffs are not compared (AL611), and a new name is judged
+    # by its name alone (here a number out of turn, AL605).
+    repo = make_repo(tmp_path)
+    folder = repo / CONV / "handoffs"
+    (folder / "H-009.json").write_bytes((folder / "H-003.json").read_bytes())
+    for function in ("lstat", "open", "stat"):
+        original = getattr(os, function)
+
+        def denied(path, *args, original=original, **kwargs):  # type: ignore[no-untyped-def]
+            if f"{CONV}/handoffs/" in str(getattr(path, "path", path)):
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+            return original(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, function, denied)
+    code, report, _ = gate(repo, capsys, "worktree", "--select", "AL6", "--jobs", "1")
+    assert code == 1
+    codes = sorted(code for code, _ in found(report))
+    assert codes == ["AL605"] + ["AL611"] * 6, found(report)
+
+
 def test_an_executable_bit_alone_does_not_modify_a_merged_handoff(tmp_path, capsys):
     # The work tree's stat data no longer matches the index (another mode): the file is
     # hashed, and the same bytes are the same blob.

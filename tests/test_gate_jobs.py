@@ -169,6 +169,10 @@ def test_a_pass_that_forks_hands_the_gate_to_its_first_checker(
     assert (len(forks), children) == (1, [True])
     assert lint(capsys, "--jobs", "3", *args) == single
     assert (len(forks), children) == (3, [True, True])
+    # With a core left free, the gate has a child of its own there, from the start.
+    monkeypatch.setattr(workers, "available_cores", lambda: 4)
+    assert lint(capsys, "--jobs", "2", *args) == single
+    assert (len(forks), children) == (5, [True, True, True])
     assert no_children_left()
 
 

@@ -325,6 +325,20 @@ def test_a_then_that_fails_gives_none_and_the_results_still_come(how: str) -> No
     assert no_children_left()
 
 
+def test_a_child_that_sends_fewer_results_than_items_leaves_the_rest_to_the_caller() -> None:
+    def short(items: Sequence[int]) -> Iterator[int]:
+        yield from items[:3]  # a broken work: three results, whatever the share
+
+    items = list(range(20))
+    ahead = workers.Ahead(short, items, 2, then=lambda: "then")
+    later = ahead.later()
+    got = [ahead.take() for _ in items]
+    ahead.close()
+    assert got[1::2] == [1, 3, 5] + [None] * 7  # never the value sent after the results
+    assert later is not None and later.result() == "then"
+    assert no_children_left()
+
+
 def test_one_process_has_no_then() -> None:
     assert workers.Ahead(_numbered, [1, 2, 3], 1, then=lambda: 1).later() is None
 

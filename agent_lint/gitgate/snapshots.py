@@ -366,10 +366,8 @@ class WorkTreeSnapshot(Snapshot):
             return entry if entry.skip_worktree else None
         try:
             info = os.lstat(os.path.join(self._top, path))
-        except OSError as error:
-            if error.errno not in (errno.ENOENT, errno.ENOTDIR):
-                self._cannot_read(path, error)  # listed, but not to be looked at: not absent
-            return None
+        except OSError:
+            return None  # hashed: reading it tells whether it is absent or unreadable
         racy = entry.mtime_ns >= self._index_mtime  # written in the same tick as the index
         return entry if not racy and untouched(entry, info) else None
 
