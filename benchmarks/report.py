@@ -291,7 +291,8 @@ def render(results: Results) -> str:
         "```",
         "",
         f"Each contender runs in a fresh process, {results.repeat} times "
-        f"({results.repeat_large} above 50,000 records), interleaved round by round. Wall "
+        f"({results.repeat_small} up to 1,000 records, {results.repeat_large} above 50,000), "
+        "interleaved round by round. Wall "
         "and CPU (user + system) times are medians; peak RSS is the largest resident set "
         "of a run (`ru_maxrss` of that child, from `os.wait4`). Targets are judged on wall "
         "time; the same ratio in CPU time, which other load on a shared machine disturbs "

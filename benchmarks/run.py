@@ -59,6 +59,9 @@ DEFAULT_SIZES = (100, 1000)
 MODIFIED_HANDOFFS = 200
 #: Above this many records, ``--repeat-large`` replaces ``--repeat``.
 LARGE = 50_000
+#: Up to this many records, ``--repeat-small`` replaces ``--repeat``: a round takes a few
+#: seconds, and on a shared machine the median of a few runs of 0.1 s moves by a tenth.
+SMALL = 1_000
 #: Packages only some runs need (explaining a schema error, ``--base``, YAML without libyaml).
 ON_DEMAND = ("jsonschema", "referencing", "attrs", "rpds", "ruamel", "git", "gitdb")
 #: Keep each check-jsonschema command line well below the kernel's limit.
@@ -159,6 +162,7 @@ class Results:
     command: str
     repeat: int
     repeat_large: int
+    repeat_small: int
     defects: int
     seed: int
     machine: dict[str, str]
@@ -558,7 +562,8 @@ def measure_size(
     started = time.perf_counter()
     repo = generate(here / "repo", records, args.defects, args.seed)
     log(f"generated {repo.files} files in {time.perf_counter() - started:.1f} s")
-    repeat = args.repeat if records <= LARGE else args.repeat_large
+    repeat = args.repeat_small if records <= SMALL else args.repeat
+    repeat = repeat if records <= LARGE else args.repeat_large
     out = here / "out"
     peers = peer_commands(repo, tools, out)
     series = {
@@ -647,6 +652,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=3,
         help=f"runs per contender above {LARGE:,} records (default 3)",
     )
+    parser.add_argument(
+        "--repeat-small",
+        type=int,
+        default=15,
+        help=f"runs per contender up to {SMALL:,} records (default 15)",
+    )
     parser.add_argument("--defects", type=int, default=1, help="injected defects per family")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated repositories")
     parser.add_argument(
@@ -685,6 +696,7 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
         command=command,
         repeat=args.repeat,
         repeat_large=args.repeat_large,
+        repeat_small=args.repeat_small,
         defects=args.defects,
         seed=args.seed,
         machine=machine(),
@@ -701,7 +713,7 @@ def benchmark(args: argparse.Namespace, command: str) -> Results:
     try:
         compile_bytecode(tools)
         log("start-up and imports")
-        results.startup = measure_startup(tools, 2 * args.repeat)
+        results.startup = measure_startup(tools, 2 * max(args.repeat, args.repeat_small))
         results.imports = measure_imports(tools, workdir)
         if args.locate_entries > 0:
             log(f"one finding in an index of {args.locate_entries:,} entries")
@@ -735,8 +747,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark, write the report, print the targets."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.repeat < 1 or args.repeat_large < 1:
-        parser.error("--repeat and --repeat-large must be at least 1")
+    if min(args.repeat, args.repeat_large, args.repeat_small) < 1:
+        parser.error("--repeat, --repeat-large and --repeat-small must be at least 1")
     given = _without_note(list(sys.argv[1:] if argv is None else argv))
     results = benchmark(args, shlex.join(["python", "-m", "benchmarks.run", *given]))
     args.output.parent.mkdir(parents=True, exist_ok=True)

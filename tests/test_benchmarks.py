@@ -166,7 +166,7 @@ def test_the_note_is_no_part_of_the_command_to_reproduce() -> None:
 
 
 def test_harness_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["--repeat", "0"], ["--sizes", "ten"], ["--sizes", "0"]):
+    for argv in (["--repeat", "0"], ["--repeat-small", "0"], ["--sizes", "ten"], ["--sizes", "0"]):
         with pytest.raises(SystemExit) as exit_info:
             harness.main(argv)
         assert exit_info.value.code == 2
@@ -177,7 +177,8 @@ def test_harness_refuses_bad_options(capsys: pytest.CaptureFixture[str]) -> None
 def test_harness_end_to_end(tmp_path: Path) -> None:
     wrapper = _script(tmp_path / "agent-lint", WITH_CACHE_FLAG)
     output = tmp_path / "RESULTS.md"
-    argv = ["--sizes", "100", "--repeat", "1", "--workdir", str(tmp_path), "--keep"]
+    argv = ["--sizes", "100", "--repeat", "1", "--repeat-small", "1", "--workdir", str(tmp_path)]
+    argv += ["--keep"]
     argv += ["--agent-lint", wrapper, "--output", str(output), "--locate-entries", "300"]
     args = harness.build_parser().parse_args(argv)
     results = harness.benchmark(args, "python -m benchmarks.run " + " ".join(argv))
@@ -252,7 +253,7 @@ def test_report_without_scenarios_or_cache(tmp_path: Path) -> None:
         peer_flagged=set(),
     )
     tools = harness.Tools("python", "agent-lint", "check-jsonschema", ())
-    results = harness.Results("cmd", 1, 1, 0, 0, {"CPU": "x"}, {"agent-lint": "0"}, tools)
+    results = harness.Results("cmd", 1, 1, 1, 0, 0, {"CPU": "x"}, {"agent-lint": "0"}, tools)
     results.sizes.append(size)
     text = report.render(results)
     assert "agent-lint has no cache yet" in text and "in git" not in text
