@@ -660,7 +660,11 @@ def _steps(
 ) -> Iterator[tuple[Entry, str, Match | None]]:
     """The walk's entries with their repository paths and kinds (a replay's, as recorded)."""
     if replay is not None:
-        yield from replay.entries
+        for entry, path, match in replay.entries:
+            if path in replay.rewritten:
+                # Its stamp was taken before the write: the cache must not serve it by that.
+                entry = entry._replace(stamp=None)
+            yield entry, path, match
         return
     root = str(target.root)
     for entry in walk(target, fs, profile.walk_folders):

@@ -211,3 +211,22 @@ def test_fix_runs_the_repo_wide_stage_once(
     monkeypatch.setattr(linter, "_locate", spy)
     _report(capsys, str(repo), "--fix")
     assert len(concluded) == 1
+
+
+def test_fix_with_a_warm_cache_checks_what_it_wrote_again(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cache keeps each file's stamp from the run before; the files the fix writes are
+    # read again, never served by the stamps the first pass saw (every stamp is old
+    # enough to keep here, as on a file edited more than a few seconds before the run).
+    import agent_lint.cache
+
+    monkeypatch.delenv("AGENT_LINT_NO_CACHE")
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    stale = _stale(repo, 2)
+    warm = _report(capsys, str(repo))
+    assert sum(d["code"] == "AL503" for d in warm["diagnostics"]) >= 2  # type: ignore[attr-defined]
+    fixed, fresh, checked = _fix_then_fresh(repo, capsys, monkeypatch)
+    assert fixed == fresh == _report(capsys, str(repo), "--no-cache")
+    assert "AL503" not in {d["code"] for d in fixed["diagnostics"]}  # type: ignore[attr-defined]
+    assert set(stale) <= set(checked)
