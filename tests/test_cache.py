@@ -40,6 +40,16 @@ def cache_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
 
+@pytest.fixture(params=["racy", "kept"])
+def stamps(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A test twice: under the racy rule as these just-written files meet it (no stamp is
+    kept, every file is hashed), and with every stamp kept, as for files last written
+    more than a few seconds before the run (the stamp alone says a file is unchanged)."""
+    if request.param == "kept":
+        monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    return str(request.param)
+
+
 @pytest.fixture
 def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the per-file step really checks (cache misses), in order."""
@@ -135,7 +145,7 @@ def codes(report: str) -> list[str]:
 
 
 def test_warm_run_checks_nothing_again_and_reports_the_same(
-    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+    stamps: str, repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     cold = lint(capsys, "--no-cache", str(repo))
     checks.clear()
@@ -151,7 +161,7 @@ def test_warm_run_checks_nothing_again_and_reports_the_same(
 
 
 def test_edits_renames_and_deletions(
-    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+    stamps: str, repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     agent = repo / ".agent"
     same_both_ways(capsys, repo)
@@ -606,7 +616,7 @@ def test_version_change(
 
 
 def test_fix_then_warm_run(
-    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+    stamps: str, repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     state = sorted(repo.glob(".agent/conversations/*/handoffs/state.json"))[-1]
     data = json.loads(state.read_text())
@@ -637,7 +647,7 @@ def test_positions_are_kept(repo: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_yaml_budget_is_charged_in_order(
-    repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
+    stamps: str, repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
     yaml_files = sorted((p for p in (repo / ".agent").rglob("*.yaml")), key=lambda p: p.as_posix())
     sizes = [p.stat().st_size for p in yaml_files]
