@@ -233,3 +233,18 @@ def test_nested_agent_repository_runs_the_gate_from_inside(tmp_path, capsys, mon
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert found(report) == [("AL601", ".agent/handoffs/H-20261103-120000-release-prep.md")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_handoff_replaced_by_a_folder(tmp_path, capsys, mode):
+    repo = make_repo(tmp_path)
+    handoff = repo / H002
+    data = handoff.read_bytes()
+    handoff.unlink()
+    handoff.mkdir()
+    (handoff / "H-002.json").write_bytes(data)
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL607", H002)]
+    [finding] = [d for d in report["diagnostics"] if d["code"] == "AL607"]
+    assert "in the change it is a folder" in finding["message"]

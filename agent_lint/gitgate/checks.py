@@ -260,6 +260,15 @@ def _protected(
     now = c.change.sha(path) if mode is not None else None
     if now == base_sha:
         return None
+    if mode is None and c.change.is_folder(path):
+        return GateProblem(
+            GateIssue.REPLACED,
+            shown,
+            f"{name} was merged in {c.merged_in(path)} as a regular file and is append-only; "
+            "in the change it is a folder",
+            line=1,
+            column=1,
+        )
     if now is None and path in c.change.unreadable:
         return _not_compared(c, path, [path])
     if kind.history is History.WRITE_ONCE:

@@ -91,6 +91,7 @@ class Snapshot(ABC):
         self._modes: dict[str, str] = {}
         self._above: dict[str, str | None] = {}
         self._replaced: dict[str, tuple[str, str] | None] = {}
+        self._folders: set[str] | None = None
         self._blobs: dict[str, bytes] = {}
         #: Paths that could not be read (folders and files): why, as a predicate.
         self.unreadable: dict[str, str] = {}
@@ -147,6 +148,13 @@ class Snapshot(ABC):
                 ((f, m) for f in ancestors(path) if (m := self.mode_of(f)) is not None), None
             )
         return self._replaced[parent]
+
+    def is_folder(self, path: str) -> bool:
+        """Whether ``path`` is a folder that holds an entry here (the folders are listed from
+        :attr:`modes` once, when first asked)."""
+        if self._folders is None:
+            self._folders = {folder for entry in self.modes for folder in ancestors(entry)}
+        return path in self._folders
 
     def has_entries_under(self, prefix: str) -> bool:
         """Whether anything is stored at or under ``prefix``."""

@@ -114,10 +114,11 @@ REPLACED = Rule(
     "handoff-replaced",
     "A merged handoff, or a folder holding merged handoffs, is no longer a regular file or folder",
     "Reports a path of the merge-base that held append-only files and that the change "
-    "turns into a symbolic link, a submodule (gitlink), a nested repository or a file: the "
-    "agent dir moved elsewhere and linked back, a handoffs folder made a submodule, a "
-    "handoff replaced by a link. Git then no longer records the handoffs' content at their "
-    "paths, so a later change could rewrite them unseen. One finding per replaced path.",
+    "turns into a symbolic link, a submodule (gitlink), a nested repository or a file (a "
+    "merged handoff also into a folder): the agent dir moved elsewhere and linked back, a "
+    "handoffs folder made a submodule, a handoff replaced by a link. Git then no longer "
+    "records the handoffs' content at their paths, so a later change could rewrite them "
+    "unseen. One finding per replaced path.",
     "git mv .agent state && ln -s state .agent",
     "keep the agent dir and its handoffs as regular folders and files",
 )
