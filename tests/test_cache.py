@@ -1291,6 +1291,30 @@ def test_new_only_lints_the_merge_base_from_the_same_cache(
     )
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_new_only_keeps_the_stamps_of_the_work_tree(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    reads: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The merge-base's files, read from git, have no stamp: serving them leaves the stamps
+    the work tree's files keep, so the next run reads none of them again."""
+    from gitrepo import git, make_repo
+
+    monkeypatch.setattr(agent_lint.cache, "RACY_NANOSECONDS", -(10**15))
+    repo = make_repo(tmp_path, "valid")
+    git(repo, "checkout", "-q", "-b", "change")
+    lint(capsys, str(repo))
+    reads.clear()
+    lint(capsys, str(repo))
+    assert reads == []  # every file is served by its stamp
+    lint(capsys, "--base", "main", "--new-only", str(repo))
+    reads.clear()
+    lint(capsys, str(repo))
+    assert reads == []
+
+
 def test_only_documents_written_with_the_users_key_are_pruned(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -740,7 +740,8 @@ class RunCache:
 
         ``yaml_spent`` is the run's YAML budget spent before this file: an
         entry serves only when the YAML it charged still fits in the budget.
-        ``stamp`` is the file's stamp as the walk saw it, kept with the entry.
+        ``stamp`` is the file's stamp as the walk saw it, kept with the entry
+        (None, for a file read without one, leaves the entry's stamp as it is).
         No two calls hand out the same value (see :meth:`_outcome`).
         """
         found = self._used.find(path, digest)
@@ -765,7 +766,9 @@ class RunCache:
         except (CacheFormatError, ValueError, RecursionError):
             self._untrusted()
             return None
-        kept = self._stamp_of(stamp)
+        # A file read without a stamp (from git's objects, or just written by --fix) says
+        # nothing of the file on disk now: the stamp kept with its content stays.
+        kept = stamp_read if stamp is None else self._stamp_of(stamp)
         if stamp_read != kept:
             if type(found) is bytes:
                 found = _Entry.parse(found)
