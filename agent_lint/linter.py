@@ -955,7 +955,8 @@ def _locate(
             fmt, full, parsed = formats[path]
             full = full or root_prefix + path.replace("/", os.sep)
             wanted = [(d.pointer, d.target) for d in items] if parsed else None
-            locations = _locations(path, fmt, full, limits, fs, wanted)
+            raw, _ = read_file(full, path, limits.max_file_bytes, fs)
+            locations = _locations(fmt, raw, limits, wanted)
             spans = []
             for diagnostic in items:
                 span = locations.find(diagnostic.pointer, diagnostic.target)
@@ -964,7 +965,7 @@ def _locate(
                     if span is None
                     else (span.line, span.column, span.end_line, span.end_column)
                 )
-            _keep_spans(places, path, items, spans)
+            _keep_spans(places, path, items, spans, raw)
         for diagnostic, place in zip(items, spans, strict=True):
             located.append(diagnostic.with_position(*(place or (1, 1, None, None))))
     return located
@@ -985,21 +986,20 @@ def _keep_spans(
     path: str,
     items: list[Diagnostic],
     spans: list[Span | None],
+    raw: bytes | None,
 ) -> None:
+    """Keep the places of ``items``, found in ``raw``, with the content the pass read: only
+    when ``raw`` is that content (a file changed since the pass placed nothing of it)."""
     if places is not None and path in places[1]:
         stored, digests = places
-        stored.put_spans(path, digests[path], [(d.pointer, d.target) for d in items], spans)
+        if raw is not None and content_digest(raw) == digests[path]:
+            stored.put_spans(path, digests[path], [(d.pointer, d.target) for d in items], spans)
 
 
 def _locations(
-    path: str,
-    fmt: Format,
-    full: str,
-    limits: Limits,
-    fs: FileSystem = DISK,
-    wanted: list[tuple[str, str]] | None = None,
+    fmt: Format, raw: bytes | None, limits: Limits, wanted: list[tuple[str, str]] | None = None
 ) -> Locations:
-    """Where the values of the file at ``full`` are; only the ``wanted`` pointers in JSON."""
+    """Where the values of a file of bytes ``raw`` are; only the ``wanted`` pointers in JSON."""
     from agent_lint.positions import (
         Locations,
         ScanError,
@@ -1009,7 +1009,6 @@ def _locations(
         locate_yaml,
     )
 
-    raw, _ = read_file(full, path, limits.max_file_bytes, fs)
     if fmt is Format.JSON and wanted is not None:
         # Placed on the bytes: a large index is never decoded whole for a finding or two.
         found = locate_parsed_json(raw or b"", wanted)

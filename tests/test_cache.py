@@ -646,6 +646,33 @@ def test_positions_are_kept(repo: Path, capsys: pytest.CaptureFixture[str]) -> N
 # --- the YAML budget --------------------------------------------------------------------------
 
 
+def test_places_found_in_a_file_changed_since_the_pass_are_not_kept(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that changes between the pass and the placing of its findings: the places
+    found in its new bytes are not kept for the content the pass checked."""
+    cold = lint(capsys, "--no-cache", str(repo))
+    report = json.loads(cold[1])
+    target = next(d["path"] for d in report["diagnostics"] if d["path"].endswith(".json"))
+    real = linter.read_file
+    reads: list[str] = []
+
+    def shifted(*args: Any, **kwargs: Any) -> Any:
+        raw, problem = real(*args, **kwargs)
+        if args[1] == target:
+            reads.append(target)
+            if len(reads) == 2 and raw is not None:  # the placing's read: two lines more
+                raw = b"\n\n" + raw
+        return raw, problem
+
+    with monkeypatch.context() as patch:
+        patch.setattr(linter, "read_file", shifted)
+        moved = lint(capsys, str(repo))
+    assert len(reads) == 2 and moved != cold  # placed in the bytes it read then
+    assert lint(capsys, str(repo)) == cold
+    assert lint(capsys, str(repo)) == cold
+
+
 def test_yaml_budget_is_charged_in_order(
     stamps: str, repo: Path, capsys: pytest.CaptureFixture[str], checks: list[str]
 ) -> None:
