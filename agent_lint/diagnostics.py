@@ -30,6 +30,10 @@ class Rule:
 
     ``explanation`` says what the rule checks and why it matters; ``bad`` and
     ``good`` are short examples shown by ``agent-lint --explain CODE``.
+    ``covers`` names the codes whose findings one of this rule's findings
+    already states when they sit at its pointer or inside it, in the same
+    file: a state.json ``latest_handoff_id`` naming a deleted handoff is one
+    mismatch (AL503), not also a dangling reference (AL301).
     """
 
     code: str
@@ -40,6 +44,7 @@ class Rule:
     good: str
     severity: Severity = Severity.ERROR
     fix: Fix = Fix.NONE
+    covers: tuple[str, ...] = ()
 
     @property
     def fixable(self) -> bool:

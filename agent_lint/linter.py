@@ -43,7 +43,7 @@ from agent_lint.profile import Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.rules import rule_for
 from agent_lint.schemas import SchemaStore
-from agent_lint.selection import configured, is_enabled, is_selected
+from agent_lint.selection import configured, is_enabled, is_selected, without_covered
 from agent_lint.validators import FileCheck
 from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
@@ -387,6 +387,7 @@ def _lint_target(
         if unsafe_fixes and rule_for(shown.code).fix is Fix.UNSAFE:
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
+    kept_findings = without_covered(kept_findings)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a
     # link inside the repository (AL705): one fact, one finding.
     replaced = {d.path for d in kept_findings if d.code == REPLACED.code}

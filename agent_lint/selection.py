@@ -1,16 +1,19 @@
 """Selection: which codes a run reports, for which files, at which severity.
 
 ``select`` and ``ignore`` take codes, prefixes or rule names; the longest
-matching prefix wins (ties ignore), as in flake8 and ruff.
+matching prefix wins (ties ignore), as in flake8 and ruff. A finding another
+one already states is left out (:func:`without_covered`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from fnmatch import fnmatch
 
 from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.rules import rule_for
 
 
 def _best_prefix(code: str, prefixes: Iterable[str]) -> int:
@@ -50,3 +53,38 @@ def configured(diagnostic: Diagnostic, config: Config) -> Diagnostic | None:
     if level and diagnostic.severity is not Severity.INFO:
         return diagnostic.with_severity(level)
     return diagnostic
+
+
+_RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
+
+
+def without_covered(findings: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings less those another one already states: one fact, one finding.
+
+    A rule's ``covers`` codes are left out at its finding's pointer or inside
+    it, in the same file, when they are no more severe than it: state.json's
+    ``latest_handoff_id`` naming a deleted handoff is its AL503 alone. A
+    finding on a whole file (no pointer) covers nothing. Given the findings a
+    configuration keeps (:func:`configured`), a covering rule turned off
+    covers nothing either.
+    """
+    covering: dict[str, list[tuple[str, tuple[str, ...], int]]] = defaultdict(list)
+    for diagnostic in findings:
+        codes = rule_for(diagnostic.code).covers
+        if codes and diagnostic.pointer:
+            covering[diagnostic.path].append(
+                (diagnostic.pointer, codes, _RANK[diagnostic.severity])
+            )
+    if not covering:
+        return findings
+    return [d for d in findings if not _covered(d, covering.get(d.path, ()))]
+
+
+def _covered(diagnostic: Diagnostic, places: Iterable[tuple[str, tuple[str, ...], int]]) -> bool:
+    pointer = diagnostic.pointer
+    return any(
+        diagnostic.code in codes
+        and rank >= _RANK[diagnostic.severity]
+        and (pointer == place or pointer.startswith(place + "/"))
+        for place, codes, rank in places
+    )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import conversation
 from conftest import codes
-from records import decision, handoff
+from records import decision, handoff, mission
 
 from agent_lint.diagnostics import Severity
 from agent_lint.profiles.cortex.notes import id_shape
@@ -177,3 +178,43 @@ def test_a_note_after_a_path_is_not_part_of_it_unless_strict(lint_tree, tmp_path
     assert lint_tree(files).diagnostics == []
     [d] = lint_tree(files, strict=True).diagnostics
     assert d.code == "AL302" and '"README.md (12 lines, VC-001)"' in d.message
+
+
+def _latest_deleted() -> dict[str, object]:
+    """Conversation C-1 whose latest handoff H-003 was deleted, state.json and meta.json not."""
+    files: dict[str, object] = conversation.tree(handoffs=3, turns=6)
+    del files["conversations/C-1/handoffs/H-003.json"], files["conversations/C-1/handoffs/H-003.md"]
+    return files
+
+
+def test_a_deleted_latest_handoff_is_not_also_a_dangling_reference(lint_tree):
+    found = {
+        (d.path.rsplit("/", 1)[-1], d.code, d.pointer)
+        for d in lint_tree(_latest_deleted()).diagnostics
+    }
+    assert ("state.json", "AL503", "/latest_handoff_id") in found
+    assert ("meta.json", "AL406", "/handoffs") in found
+    assert not [f for f in found if f[1] == "AL301"]  # the same two facts, not four findings
+
+
+def test_a_covering_rule_turned_off_or_down_leaves_the_reference_reported(lint_tree):
+    ignored = lint_tree(_latest_deleted(), config='ignore = ["AL503", "AL406"]\n')
+    assert sorted(
+        (d.path.rsplit("/", 1)[-1], d.pointer) for d in ignored.diagnostics if d.code == "AL301"
+    ) == [("meta.json", "/handoffs/2/handoff_id"), ("state.json", "/latest_handoff_id")]
+    warned = lint_tree(_latest_deleted(), config='[severity]\nAL503 = "warning"\n')
+    [d] = [d for d in warned.diagnostics if d.code == "AL301"]
+    assert (d.pointer, d.severity) == ("/latest_handoff_id", Severity.ERROR)
+
+
+def test_a_mission_handoff_naming_another_mission_is_one_finding(lint_tree):
+    files = {
+        "missions/M-001/mission.json": mission(mission_id="M-001"),
+        "missions/M-001/handoffs/H-20261102-143000-done.json": handoff(
+            "H-20261102-143000-done", mission_id="M-002"
+        ),
+    }
+    found = [
+        (d.code, d.pointer) for d in lint_tree(files).diagnostics if d.pointer == "/mission_id"
+    ]
+    assert found == [("AL415", "/mission_id")]

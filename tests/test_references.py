@@ -64,7 +64,12 @@ def test_conversation_handoff_reference_is_scoped(lint_tree):
             }
         ]
     )
-    files = {"conversations/C-1/meta.json": meta, "conversations/C-2/handoffs/H-001.json": "{"}
+    # C-1's own handoff does not parse, so AL406 cannot judge its handoffs[]: AL301 does.
+    files = {
+        "conversations/C-1/meta.json": meta,
+        "conversations/C-1/handoffs/H-002.json": "{",
+        "conversations/C-2/handoffs/H-001.json": "{",
+    }
     [d] = only(lint_tree(files))
     assert d.code == "AL301" and "in conversation C-1" in d.message
 

@@ -34,7 +34,10 @@ DANGLING_REFERENCE = Rule(
     "finds nothing. A close existing id is suggested. References to a kind the repository "
     "keeps no records of (no `tasks/` folder, or one with only an index and schemas) are "
     'skipped unless `strict-references = true`. With `completeness = "partial"` the '
-    "references to absent records are summed up in one info finding per folder.",
+    "references to absent records are summed up in one info finding per folder. A value a "
+    "more specific finding already reports at the same place is not reported again: "
+    "state.json's `latest_handoff_id` (AL503), meta.json's `handoffs[]` (AL406), a handoff's "
+    "`conversation_id` (AL403) or a mission handoff's `mission_id` (AL415).",
     '{"mission_id": "M-0O4"}  (the mission is M-004)',
     '{"mission_id": "M-004"}',
 )

@@ -42,6 +42,7 @@ CONVERSATION_MISMATCH = Rule(
     "`handoffs/state.json` is AL503).",
     'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-1"',
     'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-2"',
+    covers=("AL301",),  # naming another conversation, existing or not, is this one fact
 )
 BROKEN_CHAIN = Rule(
     "AL404",
@@ -74,6 +75,7 @@ META_HANDOFFS = Rule(
     "meta.json handoffs: [H-001]; files: H-001.json, H-002.json",
     "meta.json handoffs: [H-001, H-002], each equal to its file",
     fix=Fix.UNSAFE,
+    covers=("AL301",),  # an entry naming no handoff file is this mismatch
 )
 ACTIVE_AGENT = Rule(
     "AL407",
@@ -176,6 +178,7 @@ MISSION_MISMATCH = Rule(
     "resumes or validates the wrong mission's work.",
     'missions/M-002/handoffs/H-….json with "mission_id": "M-001"',
     'missions/M-002/handoffs/H-….json with "mission_id": "M-002"',
+    covers=("AL301",),  # naming another mission, existing or not, is this one fact
 )
 
 RULES = (
