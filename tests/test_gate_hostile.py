@@ -212,7 +212,10 @@ def test_a_case_twin_of_a_folder_holding_merged_handoffs(tmp_path, capsys, mode,
     code, report, _ = gate(repo, capsys, mode, "--select", "AL6")
     assert code == 1
     assert found(report) == [("AL610", folder)]
-    assert "which holds append-only files merged on main" in message(report, "AL610")
+    # The agent dir also holds a write-once session-ref.json; a conversation folder does not.
+    held = "append-only and write-once" if folder == ".Agent" else "append-only"
+    assert f"which holds {held} files merged on main" in message(report, "AL610")
+    assert "so the merged files in it can change unseen" in message(report, "AL610")
 
 
 def test_a_normalisation_twin_of_a_conversation_folder(tmp_path, capsys):

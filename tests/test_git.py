@@ -82,8 +82,8 @@ def test_backdated_and_misnumbered_handoffs(tmp_path, capsys):
     assert [(d["code"], d["message"]) for d in found] == [
         (
             "AL605",
-            "new handoff H-004.json does not continue the numbering of base: "
-            "the next handoff is H-003",
+            "new conversation handoff H-004.json does not continue the numbering of base: "
+            "the next one is H-003",
         )
     ]
 

@@ -46,8 +46,8 @@ def test_auto_uses_the_upstream_of_the_current_branch(tmp_path, capsys):
     add_conversation_handoff(clone, 4)
     code, found, _ = gate(clone, capsys, "--base", "auto")
     assert code == 1
-    assert found == [("AL605", "new handoff H-004.json does not continue the numbering of "
-                               "origin/dev: the next handoff is H-003")]  # fmt: skip
+    assert found == [("AL605", "new conversation handoff H-004.json does not continue the "
+                               "numbering of origin/dev: the next one is H-003")]  # fmt: skip
 
 
 @pytest.mark.parametrize("remote_ref", ["main", "master"])

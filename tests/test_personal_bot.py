@@ -220,3 +220,18 @@ def test_a_staged_write_once_change_is_placed_in_the_staged_bytes(tmp_path, caps
     assert code == 1
     [finding] = out.splitlines()[:-1]
     assert ":1:2: AL606 " in finding and 're-pointed to "/home/ana/other.jsonl"' in finding
+
+
+def test_a_write_once_file_replaced_by_a_link_is_named_write_once(tmp_path, capsys):
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Personal Bot state before the change")
+    ref = repo / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
+    ref.unlink()
+    ref.symlink_to("inbox.json")
+    code, out = lint(repo, capsys, "--base", "main", "--select", "AL6")
+    assert code == 1
+    [line] = [line for line in out.splitlines() if "AL607" in line]
+    assert "AL607 session-ref.json was merged in " in line
+    assert line.endswith("as a regular file and is write-once; in the change it is a symbolic link")

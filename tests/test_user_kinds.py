@@ -120,6 +120,8 @@ def test_an_append_only_declared_kind_is_protected_by_the_gate(tmp_path, capsys)
         ("AL601", "RV-001.json"),
         ("AL602", "RV-002.json"),
     ]
+    [modified] = [m for c, _, m in found if c == "AL601"]
+    assert modified.endswith("it was modified (write a new review instead)")  # not "handoff"
 
 
 def test_a_change_cannot_lift_the_history_its_base_declares(tmp_path, capsys):

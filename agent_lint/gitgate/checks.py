@@ -128,7 +128,7 @@ def check(
         if folder is not None:
             unread[folder].append(path)
     for folder, paths in sorted(unread.items()):
-        found.append(_not_compared(c, folder, paths))
+        found.append(_not_compared(c, folder, paths, protected))
         for path in paths:
             del protected[path]
     if protected and _agent_dir_gone(c):
@@ -141,7 +141,7 @@ def check(
             groups[replaced[0]].append(path)
     for folder, paths in sorted(groups.items()):
         replaced_at.add(folder)
-        found.append(_folder_replaced(c, folder, paths))
+        found.append(_folder_replaced(c, folder, paths, protected))
     grouped = {path for paths in groups.values() for path in paths}
     kept = {p: k for p, k in protected.items() if p not in grouped}
     new_paths = {
@@ -190,6 +190,12 @@ def _agent_dir_gone(c: Comparison) -> bool:
     return c.change.replaced(probe) is None
 
 
+def _held(kinds: Iterable[Kind], count: int) -> str:
+    """``3 append-only files``: the protected files counted, named by how their kinds are kept."""
+    ways = sorted({kind.history.value for kind in kinds})
+    return f"{count} {' and '.join(ways)} file{'s' if count != 1 else ''}"
+
+
 def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem:
     folder = c.prefix or "."
     moved = ""
@@ -199,8 +205,8 @@ def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem
     return GateProblem(
         GateIssue.AGENT_DIR_REMOVED,
         c.display(c.prefix) or ".",
-        f"the agent dir {folder} holds {len(protected)} append-only file"
-        f"{'s' if len(protected) != 1 else ''} merged on {c.base_name} (such as "
+        f"the agent dir {folder} holds {_held(protected.values(), len(protected))} merged on "
+        f"{c.base_name} (such as "
         f"{c.relative(newest)}, merged in {c.merged_in(newest)}); the change removes or moves "
         f"it{moved}. The gate protects the agent dir that {c.base_name}'s configuration names",
         line=1,
@@ -208,13 +214,15 @@ def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem
     )
 
 
-def _folder_replaced(c: Comparison, folder: str, paths: list[str]) -> GateProblem:
+def _folder_replaced(
+    c: Comparison, folder: str, paths: list[str], protected: dict[str, Kind]
+) -> GateProblem:
     mode = c.change.mode_of(folder) or ""
-    count = len(paths)
+    held = _held((protected[p] for p in paths), len(paths))
     return GateProblem(
         GateIssue.REPLACED,
         c.display(folder),
-        f"{folder} holds {count} append-only file{'s' if count != 1 else ''} merged on "
+        f"{folder} holds {held} merged on "
         f"{c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
         f"{c.merged_in(paths[0])}); in the change it is {describe(mode)}, not a folder, so "
         "they are no longer files of this repository",
@@ -252,8 +260,8 @@ def _protected(
         return GateProblem(
             GateIssue.REPLACED,
             shown,
-            f"{name} was merged in {c.merged_in(path)} as a regular file and is append-only; "
-            f"in the change it is {describe(mode)}",
+            f"{name} was merged in {c.merged_in(path)} as a regular file and is "
+            f"{kind.history.value}; in the change it is {describe(mode)}",
             line=1,
             column=1,
         )
@@ -264,13 +272,13 @@ def _protected(
         return GateProblem(
             GateIssue.REPLACED,
             shown,
-            f"{name} was merged in {c.merged_in(path)} as a regular file and is append-only; "
-            "in the change it is a folder",
+            f"{name} was merged in {c.merged_in(path)} as a regular file and is "
+            f"{kind.history.value}; in the change it is a folder",
             line=1,
             column=1,
         )
     if now is None and path in c.change.unreadable:
-        return _not_compared(c, path, [path])
+        return _not_compared(c, path, [path], {path: kind})
     if kind.history is History.WRITE_ONCE:
         try:
             pinned = json.loads(c.base.content(path) or b"null").get("file")
@@ -310,20 +318,23 @@ def _protected(
         GateIssue.MODIFIED,
         shown,
         f"{name} was merged in {c.merged_in(path)} and is append-only; it was modified "
-        "(write a new handoff instead)",
+        f"(write a new {kind.title} instead)",
         line=_first_difference(c.base.content(path), c.change.content(path)),
         column=1,
     )
 
 
-def _not_compared(c: Comparison, path: str, paths: list[str]) -> GateProblem:
+def _not_compared(
+    c: Comparison, path: str, paths: list[str], protected: dict[str, Kind]
+) -> GateProblem:
     """AL611: the change has ``path`` but the gate cannot read it."""
-    count = len(paths)
-    what = "it" if paths == [path] else f"the {count} append-only file{'s' if count != 1 else ''}"
+    files = _held((protected[p] for p in paths), len(paths))
+    what = "it" if paths == [path] else f"the {files}"
     held = (
-        f"{posixpath.basename(path)} was merged in {c.merged_in(path)} and is append-only"
+        f"{posixpath.basename(path)} was merged in {c.merged_in(path)} and is "
+        f"{protected[path].history.value}"
         if paths == [path]
-        else f"{path} holds {count} append-only file{'s' if count != 1 else ''} merged on "
+        else f"{path} holds {files} merged on "
         f"{c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
         f"{c.merged_in(paths[0])})"
     )
@@ -383,20 +394,22 @@ def _twin(c: Comparison, name: str, original: str, protected: dict[str, Kind]) -
         ways = "letter case and Unicode normalisation (NFC/NFD)"
     if original in protected:
         what = f"the merged {posixpath.basename(original)} (merged in {c.merged_in(original)})"
-        held = "file"
+        held, kept = "file", f"the merged {protected[original].title}"
     else:
-        first = min(p for p in protected if under(p, original))
+        inside = sorted(p for p in protected if under(p, original))
+        first = inside[0]
+        how = " and ".join(sorted({protected[p].history.value for p in inside}))
         what = (
-            f"{c.display(original) or '.'}, which holds append-only files merged on "
+            f"{c.display(original) or '.'}, which holds {how} files merged on "
             f"{c.base_name} (such as {posixpath.basename(first)}, merged in {c.merged_in(first)})"
         )
-        held = "folder"
+        held, kept = "folder", "the merged files in it"
     return GateProblem(
         GateIssue.TWIN,
         c.display(name),
         f"{posixpath.basename(name)} differs from {what} only in {ways}: on macOS and Windows "
         f"both names are one {held}, and a checkout there shows whichever git writes last, so "
-        "merged handoffs can change unseen. Use the merged name",
+        f"{kept} can change unseen. Use the merged name",
         line=1,
         column=1,
     )
@@ -447,7 +460,8 @@ def _newest(c: Comparison, snapshot: TreeSnapshot) -> dict[str, tuple[tuple[int,
 
 
 def _appended(c: Comparison, new_paths: set[str]) -> Iterator[GateProblem]:
-    """New handoffs sort after the newest one of the fork point and continue the base's numbers."""
+    """New append-only records sort after the newest one of the fork point and continue the
+    base's numbers (handoffs, and user kinds that declare an order)."""
     at_fork = _newest(c, c.fork)
     at_base = at_fork if c.fork is c.base else _newest(c, c.base)
     expected: dict[str, int] = {}
@@ -461,9 +475,9 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[GateProblem]:
             yield GateProblem(
                 GateIssue.BACKDATED,
                 c.display(path),
-                f"new handoff {name} sorts before {posixpath.basename(at_fork[folder][1])}, which "
-                f"this folder already held where the change branched off {c.base_name}: "
-                "handoffs are appended, never inserted",
+                f"new {kind.title} {name} sorts before {posixpath.basename(at_fork[folder][1])}, "
+                f"which this folder already held where the change branched off {c.base_name}: "
+                "append-only files are added after the newest, never inserted",
                 line=1,
                 column=1,
             )
@@ -474,8 +488,8 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[GateProblem]:
                 yield GateProblem(
                     GateIssue.NUMBERING,
                     c.display(path),
-                    f"new handoff {name} does not continue the numbering of {c.base_name}: "
-                    f"the next handoff is {kind.next_name(want)}",
+                    f"new {kind.title} {name} does not continue the numbering of "
+                    f"{c.base_name}: the next one is {kind.next_name(want)}",
                     line=1,
                     column=1,
                 )
