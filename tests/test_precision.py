@@ -218,3 +218,56 @@ def test_a_mission_handoff_naming_another_mission_is_one_finding(lint_tree):
         (d.code, d.pointer) for d in lint_tree(files).diagnostics if d.pointer == "/mission_id"
     ]
     assert found == [("AL415", "/mission_id")]
+
+
+def _handoffs(**changes: object) -> dict[str, object]:
+    """Conversation C-1 with three handoffs, H-003 changed (its checksum kept as written)."""
+    files: dict[str, object] = conversation.tree(handoffs=3, turns=6)
+    record = files["conversations/C-1/handoffs/H-003.json"]
+    assert isinstance(record, dict)
+    record.update(changes)
+    return files
+
+
+def test_a_mistyped_checksum_is_one_finding_and_nothing_is_fixed_from_it(lint_tree):
+    files = _handoffs()
+    record = files["conversations/C-1/handoffs/H-003.json"]
+    assert isinstance(record, dict)
+    record["checksum"] = record["checksum"][:-1] + ("0" if record["checksum"][-1] != "0" else "1")
+    result = lint_tree(files)
+    # state.json and meta.json carry the right checksum: they are not judged by the typo,
+    # and --fix does not copy it there.
+    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [
+        ("AL501", "H-003.json")
+    ]
+    assert not any(d.fixable for d in result.diagnostics)
+    [finding] = result.diagnostics
+    assert finding.message == (  # both values in full: they differ in their last digit
+        f"checksum {record['checksum']} but the content of H-003.json hashes to "
+        f"{conversation.compute(record)}"
+    )
+
+
+def test_a_handoff_that_breaks_the_chain_does_not_judge_meta_json(lint_tree):
+    files = _handoffs()
+    record = files["conversations/C-1/handoffs/H-003.json"]
+    assert isinstance(record, dict)
+    record["from_agent"] = {**record["from_agent"], "agent_id": "claude-mian"}
+    conversation.rehash(record)
+    found = [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_tree(files).diagnostics]
+    assert found == [("AL404", "H-003.json")]  # not also AL406 on meta.json, which is right
+
+
+def test_a_deleted_middle_handoff_is_its_gap(lint_tree):
+    files: dict[str, object] = conversation.tree(handoffs=3, turns=6)
+    del files["conversations/C-1/handoffs/H-002.json"], files["conversations/C-1/handoffs/H-002.md"]
+    result = lint_tree(files)
+    found = [(d.code, d.path.rsplit("/", 1)[-1], d.pointer) for d in result.diagnostics]
+    # Not AL404 across the gap, nor AL406 with a fix that drops H-002 from meta.json, which
+    # lists it rightly: the gap, and meta.json naming a handoff that is not there. state.json
+    # mirrors H-003, still the latest, and agrees.
+    assert found == [
+        ("AL401", "H-003.json", ""),
+        ("AL301", "meta.json", "/handoffs/1/handoff_id"),
+    ]
+    assert not any(d.fixable for d in result.diagnostics)

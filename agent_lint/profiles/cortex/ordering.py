@@ -11,7 +11,14 @@ from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
 from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, embedded_time, file_name
+from agent_lint.profiles.cortex.handoffs import (
+    Conversation,
+    Handoff,
+    chain_broken,
+    embedded_time,
+    file_name,
+    time_reversed,
+)
 from agent_lint.schemas import parse_timestamp
 
 HANDOFF_SEQUENCE = Rule(
@@ -244,10 +251,7 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
     for handoff in conversation.ordered():
         if handoff.number < 0:
             continue
-        if (
-            isinstance(handoff.conversation_id, str)
-            and handoff.conversation_id != conversation.name
-        ):
+        if handoff.misplaced_in(conversation.name):
             yield CONVERSATION_MISMATCH.at(
                 handoff.path,
                 f"conversation_id {quote(handoff.conversation_id)} but the handoff is stored in "
@@ -275,16 +279,15 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
 
 
 def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
-    before, after = parse_timestamp(previous.timestamp), parse_timestamp(handoff.timestamp)
-    if before and after and after <= before:
+    if time_reversed(previous, handoff):
         yield HANDOFF_TIME_ORDER.at(
             handoff.path,
             f"timestamp {handoff.timestamp} is not later than {previous.id}'s {previous.timestamp}",
             pointer="/timestamp",
         )
-    handed_to = previous.to_agent.get("agent_id")
-    handed_from = handoff.from_agent.get("agent_id")
-    if isinstance(handed_to, str) and isinstance(handed_from, str) and handed_to != handed_from:
+    if chain_broken(previous, handoff):
+        handed_to = previous.to_agent.get("agent_id")
+        handed_from = handoff.from_agent.get("agent_id")
         yield BROKEN_CHAIN.at(
             handoff.path,
             f"from_agent.agent_id {quote(handed_from)} but {previous.id} handed the conversation "
@@ -305,8 +308,9 @@ def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
     if meta is None or path is None:
         return
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
-    if not conversation.broken:
+    if conversation.judges():
         yield from _meta_handoffs(conversation, path, meta, handoffs)
+    if conversation.judges(latest_only=True):
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
         if latest is not None and isinstance(active, dict):
@@ -414,7 +418,12 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
             f"handoff_id {quote(named)} names no handoff of conversation {conversation.name}",
             pointer="/handoff_id",
         )
-    elif latest is not None and named in numbers and numbers[named] < latest.number:
+    elif (
+        latest is not None
+        and named in numbers
+        and numbers[named] < latest.number
+        and conversation.judges(latest_only=True)
+    ):
         yield STALE_RESUME.at(
             path,
             f"handoff_id {quote(named)} but the latest handoff is {latest.id}: the incoming agent "
