@@ -394,6 +394,21 @@ def test_two_runs_of_one_command_share_no_value(repo: Path) -> None:
     assert not any(a is b for a, b in zip(*facts, strict=True))
 
 
+def test_full_batches_of_a_cold_run_serve_a_second_run_of_the_command(
+    repo: Path, checks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch this run filled is kept as its text (not its tables) and still serves."""
+    monkeypatch.setattr(agent_lint.cache, "BATCH_ROWS", 16)
+    cache = agent_lint.cache.Cache()
+    first = linter.lint_paths([repo], cache=cache)
+    assert len(checks) > 3 * 16
+    checks.clear()
+    second = linter.lint_paths([repo], cache=cache)
+    assert checks == [] and second.diagnostics == first.diagnostics
+    facts = [run.indexes[0].references for run in (first, second)]
+    assert facts[0] == facts[1] and not any(a is b for a, b in zip(*facts, strict=True))
+
+
 # --- the stamp shortcut: unchanged files are not read again ------------------------------------
 
 

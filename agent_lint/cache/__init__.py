@@ -376,7 +376,10 @@ class RunCache:
         self._batches: list[bytes | None] = []
         self._places: list[tuple[int, int, bytes]] = []  # each batch's offset, size, hash
         self._decoded: dict[int, list[Any]] = {}  # rows of a decoded batch, None once served
-        self._pending: list[dict[int, Table]] = []  # batches of outcomes this run checked
+        # The batches of outcomes this run checked: the one being filled as tables, each
+        # full one as its text (a few bytes per value, where tables take tens), and their rows.
+        self._pending: list[dict[int, Table] | bytes] = []
+        self._pending_rows: list[int] = []
         self._last_stamp: tuple[Stamp | None, bytes] = (None, _NO_STAMP)
         #: Whether a decoded batch is frozen out of the cyclic collector's reach: set by a
         #: run that manages the collector and unfreezes it when it ends (see
@@ -523,7 +526,7 @@ class RunCache:
         self._used = _Entries()
         self._batches, self._places = [None] * len(written), written
         self._decoded = {}
-        self._pending = []
+        self._pending, self._pending_rows = [], []
 
     def _pieces(
         self, sources: list[bytes | int], kept: list[tuple[str, Kept]]
@@ -542,8 +545,7 @@ class RunCache:
     def _rows(self, batch: int) -> int:
         """How many outcomes ``batch`` holds (below zero: this run's)."""
         if batch < 0:
-            table = self._pending[PENDING - batch].get(self._root)
-            return int(table[0]) if table is not None else 0
+            return self._pending_rows[PENDING - batch]
         return len(self._decoded.get(batch) or ())
 
     def _wasteful(self, places: list[tuple[int, int]]) -> bool:
@@ -592,7 +594,8 @@ class RunCache:
     def _text(self, batch: int) -> bytes:
         """A batch as the document holds it (read again if it was dropped)."""
         if batch < 0:
-            return _dump(self._columns.batch(self._pending[PENDING - batch]))
+            pending = self._pending[PENDING - batch]
+            return pending if isinstance(pending, bytes) else _dump(self._columns.batch(pending))
         text = self._batches[batch]
         if text is None:
             offset, size, digest = self._places[batch]
@@ -809,14 +812,20 @@ class RunCache:
         charge = outcome.yaml_spent - yaml_spent
         if charge <= 0 and yaml_spent + self._yaml_document > self._yaml_total:
             return
-        pending = self._pending
-        if not pending or self._rows(PENDING - len(pending) + 1) >= BATCH_ROWS:
+        pending, rows = self._pending, self._pending_rows
+        if not pending or rows[-1] >= BATCH_ROWS:
+            if pending:
+                pending[-1] = self._text(PENDING - len(pending) + 1)  # full: kept as its text
             pending.append({})
+            rows.append(0)
         batch = PENDING - len(pending) + 1
+        tables = pending[-1]
+        assert isinstance(tables, dict)  # the batch being filled
         try:
-            row = self._columns.add(pending[-1], self._root, outcome._replace(yaml_spent=0))
+            row = self._columns.add(tables, self._root, outcome._replace(yaml_spent=0))
         except (Unencodable, ValueError, RecursionError):
             return
+        rows[-1] = row + 1
         entry = _Entry(
             digest.encode("ascii"), max(charge, 0), batch, row, b"{}", self._stamp_of(stamp)
         )
