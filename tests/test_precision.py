@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import conversation
-from conftest import codes
+from conftest import FIXTURES, codes
 from records import decision, handoff, mission
 
 from agent_lint.diagnostics import Severity
+from agent_lint.linter import lint_paths
 from agent_lint.profiles.cortex.notes import id_shape
 
 PLAN = """# M-004 Event bus
@@ -271,3 +275,57 @@ def test_a_deleted_middle_handoff_is_its_gap(lint_tree):
         ("AL301", "meta.json", "/handoffs/1/handoff_id"),
     ]
     assert not any(d.fixable for d in result.diagnostics)
+
+
+def test_a_malformed_handoff_id_is_one_finding_where_a_check_compares_it(lint_tree):
+    files: dict[str, object] = conversation.tree(handoffs=3, turns=6)
+    state = files["conversations/C-1/handoffs/state.json"]
+    assert isinstance(state, dict)
+    state["latest_handoff_id"] = "H-03"
+    files["conversations/C-1/turn_resumed.yaml"] = str(
+        files["conversations/C-1/turn_resumed.yaml"]
+    ).replace("H-003", "H-03")
+    found = [(d.code, d.path.rsplit("/", 1)[-1], d.pointer) for d in lint_tree(files).diagnostics]
+    # Not also AL105 (the id pattern) at either place: the same value, one finding each.
+    assert found == [
+        ("AL503", "state.json", "/latest_handoff_id"),
+        ("AL416", "turn_resumed.yaml", "/handoff_id"),
+    ]
+
+
+def _valid_with(tmp_path: Path, *moves: tuple[str, str]) -> list[tuple[str, str]]:
+    """The valid fixture with files of its agent dir renamed; (code, file name) found."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    for old, new in moves:
+        (repo / ".agent" / old).rename(repo / ".agent" / new)
+    return [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_paths([repo]).diagnostics]
+
+
+def test_a_renamed_record_is_its_name_finding_not_also_its_index(tmp_path):
+    found = _valid_with(tmp_path, ("decisions/D-003.json", "decisions/D-005.json"))
+    # decisions/index.json lists D-003 at its name, which is right: renaming the file back
+    # is the fix. A note's link to the old name is broken until then.
+    assert found == [("AL314", "decisions.md"), ("AL202", "D-005.json")]
+
+
+def test_an_id_that_is_the_text_of_a_broken_link_to_it_is_the_link_finding(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent/decisions/D-003.json").unlink()
+    note = repo / ".agent/conversations/C-payments-refactor/decisions.md"
+    assert "[D-003](../../decisions/D-003.json)" in note.read_text()
+    found = [
+        (d.code, d.line, d.column)
+        for d in lint_paths([repo]).diagnostics
+        if d.path.endswith("decisions.md")
+    ]
+    assert found == [("AL314", 4, 11)]  # not also AL315 for "D-003" at 4:4
+
+
+def test_a_renamed_turn_does_not_judge_the_turn_counts(tmp_path):
+    turns = "conversations/C-payments-refactor/turns"
+    found = _valid_with(tmp_path, (f"{turns}/0007.yaml", f"{turns}/0008.yaml"))
+    # Not AL410 on meta.json's turn_count and state.latest_turn, nor AL503 on state.json:
+    # they say 7, and there are 7 turns.
+    assert found == [("AL409", "0008.yaml"), ("AL202", "0008.yaml")]

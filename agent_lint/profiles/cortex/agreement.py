@@ -43,7 +43,7 @@ STATE_MISMATCH = Rule(
     'state.json "latest_handoff_id": "H-002" while H-003.json exists',
     'state.json "latest_handoff_id": "H-003"',
     fix=Fix.SAFE,
-    covers=("AL301",),  # latest_handoff_id naming no handoff is this mismatch
+    covers=("AL301", "AL105"),  # latest_handoff_id naming no handoff, or malformed
 )
 META_CHECKSUM = Rule(
     "AL504",

@@ -68,11 +68,12 @@ class Handoff(NamedTuple):
 
 
 class Turn(NamedTuple):
-    """One turn file: its number and timestamp."""
+    """One turn file: its number and timestamp; ``clean`` when it has no error of its own."""
 
     number: int
     path: str
     timestamp: Any
+    clean: bool = True
 
 
 @record
@@ -107,6 +108,12 @@ class Conversation:
     def latest_turn(self) -> int | None:
         """N: the highest turn file number, or None when there are no turn files."""
         return max((number for number, _ in self.turn_files), default=None)
+
+    def turns_known(self) -> bool:
+        """Whether every turn read has no error of its own. A turn file renamed (its
+        ``turn`` is not its name: AL202) or broken leaves the latest turn unknown: the
+        counts that mirror it are judged, and written by ``--fix``, once it is fixed."""
+        return all(turn.clean for turn in self.turns)
 
     def unsound(self) -> set[str]:
         """The handoffs that the ordering or agreement checks report: stored in another
@@ -155,7 +162,7 @@ class Conversation:
         (:meth:`judges`: the latest state cannot be known).
         """
         latest = self.latest()
-        if latest is None or not self.judges(latest_only=True):
+        if latest is None or not self.judges(latest_only=True) or not self.turns_known():
             return None
         turn = self.latest_turn()
         return {

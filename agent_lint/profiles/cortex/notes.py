@@ -150,8 +150,14 @@ def _grouped(findings: list[Diagnostic], keys: list[str]) -> Iterator[Diagnostic
 
 
 def _links(
-    index: RepoIndex, facts: NoteFacts, checker: PathChecker, anchors: _Anchors
+    index: RepoIndex,
+    facts: NoteFacts,
+    checker: PathChecker,
+    anchors: _Anchors,
+    broken: dict[tuple[int, int], str],
 ) -> Iterator[Diagnostic]:
+    """AL314 for the note's links; ``broken`` gets where each reported link is, and its
+    file name."""
     found: list[Diagnostic] = []
     keys: list[str] = []
     for link in facts.note.links:
@@ -161,6 +167,7 @@ def _links(
             finding = in_history(index, facts.path, finding, then)
         if finding is None:
             continue
+        broken[link.line, link.column] = posixpath.basename(link.text.split("#", 1)[0])
         if finding.key == "missing" and index.config.partial:
             finding = replace(finding, severity=Severity.WARNING)
         found.append(finding)
@@ -314,10 +321,16 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
         and (full := checker.full(target[0])) is not None
     )
     for facts in index.notes:
-        yield from _links(index, facts, checker, anchors)
+        broken: dict[tuple[int, int], str] = {}
+        yield from _links(index, facts, checker, anchors, broken)
         found: list[Diagnostic] = []
         keys: list[str] = []
         for mention in facts.note.ids:
+            # The id that ends a link's text, ``[D-003](../decisions/D-003.json)``, when that
+            # link is reported and leads to a file of that name: one link, one finding.
+            linked = broken.get((mention.line, mention.end_column + 2))
+            if linked is not None and mention.text in linked:
+                continue
             prefix = mention.text.split("-", 1)[0]
             if prefix == "H":
                 if not facts.conversation:

@@ -49,7 +49,7 @@ CONVERSATION_MISMATCH = Rule(
     "`handoffs/state.json` is AL503).",
     'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-1"',
     'conversations/C-2/handoffs/H-001.json with "conversation_id": "C-2"',
-    covers=("AL301",),  # naming another conversation, existing or not, is this one fact
+    covers=("AL301", "AL105"),  # another conversation, existing or not, or malformed
 )
 BROKEN_CHAIN = Rule(
     "AL404",
@@ -82,7 +82,7 @@ META_HANDOFFS = Rule(
     "meta.json handoffs: [H-001]; files: H-001.json, H-002.json",
     "meta.json handoffs: [H-001, H-002], each equal to its file",
     fix=Fix.UNSAFE,
-    covers=("AL301",),  # an entry naming no handoff file is this mismatch
+    covers=("AL301", "AL105"),  # an entry naming no handoff file, or malformed
 )
 ACTIVE_AGENT = Rule(
     "AL407",
@@ -154,6 +154,7 @@ UNKNOWN_RESUME = Rule(
     "the incoming agent resumed from a handoff nobody can read.",
     "turn_resumed.yaml handoff_id: H-009 with handoffs H-001 to H-003",
     "turn_resumed.yaml handoff_id: H-003",
+    covers=("AL105",),  # a malformed handoff_id names no handoff: one fact
 )
 HANDOFF_TIME_MISMATCH = Rule(
     "AL413",
@@ -185,7 +186,7 @@ MISSION_MISMATCH = Rule(
     "resumes or validates the wrong mission's work.",
     'missions/M-002/handoffs/H-….json with "mission_id": "M-001"',
     'missions/M-002/handoffs/H-….json with "mission_id": "M-002"',
-    covers=("AL301",),  # naming another mission, existing or not, is this one fact
+    covers=("AL301", "AL105"),  # another mission, existing or not, or malformed
 )
 
 RULES = (
@@ -439,7 +440,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         conversation = conversations[name]
         if index.partly_unknown(conversation.folder):
             continue  # files that could not be listed: nothing is known about the order
-        turn = conversation.latest_turn()
+        turn = conversation.latest_turn() if conversation.turns_known() else None
         yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(
             TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], lambda n: f"turn {n:04d}"
