@@ -329,3 +329,13 @@ def test_a_renamed_turn_does_not_judge_the_turn_counts(tmp_path):
     # Not AL410 on meta.json's turn_count and state.latest_turn, nor AL503 on state.json:
     # they say 7, and there are 7 turns.
     assert found == [("AL409", "0008.yaml"), ("AL202", "0008.yaml")]
+
+
+def test_a_conversation_without_meta_json_is_that_finding_alone(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent/conversations/C-payments-refactor/meta.json").unlink()
+    found = [d.code for d in lint_paths([repo]).diagnostics]
+    # The folder stands for the conversation: references to it resolve (no AL301), and
+    # relations.yaml has no meta.json to be compared with (no AL316).
+    assert found == ["AL206"]

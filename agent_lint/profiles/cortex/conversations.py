@@ -72,9 +72,10 @@ def check_relations(index: RepoIndex) -> Iterator[Diagnostic]:
         sides = cortex.relations[conversation]
         if "yaml" not in sides:
             continue
-        facts = cortex.conversations.get(conversation)
-        if "meta" not in sides and facts is not None and facts.meta_path is not None:
-            continue  # meta.json is there but was not read or did not parse: that is its finding
+        if "meta" not in sides:
+            # meta.json did not parse, was not read, or is missing: that is its finding
+            # (AL001, AL206), and there is nothing to compare with.
+            continue
         yaml_path, yaml_data = sides["yaml"]
         meta_path, meta_data = sides.get("meta", ("meta.json", {}))
         for key in _RELATION_KEYS:

@@ -139,7 +139,9 @@ PROFILE = Profile(
         *ordering.RULES,
         *agreement.RULES,
     ),
-    named_groups={"mission": "mission"},
+    # A mission or conversation folder stands for its record even without the record file
+    # (Mission Lite has no mission.json; a conversation without meta.json is AL206 alone).
+    named_groups={"mission": "mission", "conversation": "conversation"},
     signature=holds_cortex_state,
     unread_reasons=(
         ("artifacts/", "not read: an artifact (only artifacts/<id>/state.json is a record)"),
