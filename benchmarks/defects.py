@@ -112,8 +112,8 @@ def _identity_duplicate(c: Cluster, slot: int) -> tuple[str, str]:
     original = c.memories[0]
     copy = original.replace(".json", "-copy.json")
     c.files[copy] = dict(_json(c, original))
-    # Reported on the file found second, in path order.
-    return max(original, copy), "a memory copied under a second file name (AL203)"
+    # Reported on the copy: the original is the file named by its id.
+    return copy, "a memory copied under a second file name (AL203)"
 
 
 def _references_dangling(c: Cluster, slot: int) -> tuple[str, str]:

@@ -49,8 +49,9 @@ def test_duplicate_id_in_repo_scope(lint_tree):
     )
     [d] = result.diagnostics
     assert d.code == "AL203"
-    assert d.path == ".agent/decisions/D-001.json"
-    assert "already used by .agent/decisions/D-001-copy.json" in d.message
+    # On the copy, though "-" sorts before ".": the original is named by its id.
+    assert d.path == ".agent/decisions/D-001-copy.json"
+    assert "already used by .agent/decisions/D-001.json" in d.message
 
 
 def test_conversation_handoff_ids_are_scoped_to_their_conversation(lint_tree):

@@ -339,3 +339,13 @@ def test_a_conversation_without_meta_json_is_that_finding_alone(tmp_path):
     # The folder stands for the conversation: references to it resolve (no AL301), and
     # relations.yaml has no meta.json to be compared with (no AL316).
     assert found == ["AL206"]
+
+
+def test_a_copied_record_is_one_finding_on_the_copy(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    decisions = repo / ".agent/decisions"
+    shutil.copy(decisions / "D-003.json", decisions / "D-003-copy.json")
+    found = [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_paths([repo]).diagnostics]
+    # Not also AL306: the index lists D-003, at the original.
+    assert found == [("AL203", "D-003-copy.json")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -225,7 +226,9 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
     for (_, _scope, value), owners in groups.items():
         if len(owners) < 2:
             continue
-        owners.sort(key=lambda owner: (owner.path, owner.pointer))
+        # The original is the record named by its id (D-003.json beside D-003-copy.json),
+        # then the first by path: the finding goes to the copy.
+        owners.sort(key=lambda owner: (_stem(owner.path) != value, owner.path, owner.pointer))
         first = owners[0]
         namespace = index.namespaces.get(first.namespace)
         part = namespace.unique_within if namespace is not None else ""
@@ -237,6 +240,11 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
                 f"{other.title} id {quote(value)} is already used by {where}{scope_text}",
                 pointer=other.pointer,
             )
+
+
+def _stem(path: str) -> str:
+    """A file's name without its extension (``D-003.json`` -> ``D-003``)."""
+    return posixpath.basename(path).rpartition(".")[0]
 
 
 def _renamings(profile: Profile, relpath: str, data: object) -> Iterator[str]:

@@ -116,6 +116,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     # An index keyed by id names its records by their file or folder name.
     by_name = {(record.kind, record.stem): record.path for record in index.listed}
     listed: dict[str, set[str]] = defaultdict(set)
+    listed_ids: dict[str, set[str]] = defaultdict(set)  # the ids each index lists
     # Records whose id no longer matches their file name (AL202), by id: renaming the file
     # back is their fix, and an entry that lists them under that name already agrees.
     renamed = {
@@ -140,6 +141,8 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
                 continue
             entry = entry._replace(record_path=keyed)
         assert entry.record_path is not None
+        if entry.id is not None:
+            listed_ids[entry.path].add(entry.id)
         target = posixpath.normpath(entry.record_path)
         index.lookups += 1
         if target in listed[entry.path]:
@@ -197,6 +200,8 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         index_path = index.index_files.get(record.kind)
         if index_path is None or record.path in listed[index_path]:
             continue
+        if record.id is not None and record.id in listed_ids[index_path]:
+            continue  # listed at another file: a stale path (AL304) or a copy (AL203)
         listing = profile.index_of(record.kind)
         spec = listing.index if listing is not None else None
         assert spec is not None
