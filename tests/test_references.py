@@ -26,6 +26,16 @@ def test_dangling_reference_with_suggestion(lint_tree):
     assert d.pointer == "/mission_id" and d.line is not None
 
 
+def test_an_existing_id_with_a_letter_among_its_digits_is_named_not_suggested(lint_tree):
+    typo = mission(mission_id="M-004")
+    typo["milestones"][0]["milestone_id"] = "MS-0O1"
+    found = [d.message for d in only(lint_tree({"missions/M-004/mission.json": typo}))]
+    assert found and all(
+        m.endswith('does not name an existing milestone in this mission; the existing "MS-0O1" '
+                   "may be the typo") for m in found
+    )  # fmt: skip
+
+
 def test_reference_to_kind_without_records_is_skipped_unless_strict(lint_tree):
     files = {"decisions/D-001.json": decision(task_id="T-404")}
     assert lint_tree(files).diagnostics == []

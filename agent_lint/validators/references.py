@@ -123,11 +123,16 @@ class Resolver:
         """``; did you mean "X"?`` for a likely typo of an existing id, else nothing.
 
         An existing id that differs only in its digits (``M-003`` for ``M-002``)
-        is another record, not a typo, and is not suggested.
+        is another record, not a typo, and is not suggested. When the existing id
+        is the one that mixes a letter into its digits (``MS-0O2`` for the
+        ``MS-002`` references name), the typo is likely its own: it is named as
+        such, not suggested.
         """
         suggestion = self.suggest(namespace, scope, value)
         if suggestion is None or _other_number(suggestion, value):
             return ""
+        if _as_digits(suggestion) == value and _as_digits(value) == value:
+            return f'; the existing "{suggestion}" may be the typo'
         return f'; did you mean "{suggestion}"?'
 
     def known(self, namespace: str, scope: str, shown: int = 5) -> str:
@@ -168,6 +173,22 @@ def without_note(value: str) -> str:
     head = value[:opening]
     kept = head.rstrip()
     return kept if len(kept) < len(head) else value
+
+
+_LOOKALIKES = str.maketrans({"O": "0", "o": "0", "l": "1", "I": "1"})
+
+
+def _as_digits(text: str) -> str:
+    """``text`` with the letters typed for digits among digits made digits: ``MS-0O2`` ->
+    ``MS-002``; other letters stay (``D-OPS-1`` is not ``D-0PS-1``)."""
+    chars = list(text)
+    for position, ch in enumerate(chars):
+        if ch in "OolI":
+            before = chars[position - 1] if position else ""
+            after = text[position + 1] if position + 1 < len(text) else ""
+            if before.isdigit() or after.isdigit():
+                chars[position] = ch.translate(_LOOKALIKES)
+    return "".join(chars)
 
 
 def _other_number(a: str, b: str) -> bool:
