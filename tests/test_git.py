@@ -353,3 +353,46 @@ def test_check_in_conversions():
     )
     assert crlf_action({"crlf": "input"}, "false") == "text"
     assert crlf_action({}, "input") == "auto"
+
+
+def _all_findings(repo: Path, capsys) -> list[tuple[str, str]]:
+    """Every finding of a ``--base main`` run (not only the gate's): code and file name."""
+    main([str(repo), "--output-format", "json", "--base", "main"])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return sorted((d["code"], d["path"].rsplit("/", 1)[-1]) for d in found)
+
+
+def test_a_deleted_merged_handoff_is_the_gate_finding_alone(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    # Not state.json and meta.json naming it (AL503, AL406, AL407, AL504), whose fixes
+    # would accept the deletion, nor turn_resumed.yaml resuming from it (AL416).
+    assert _all_findings(repo, capsys) == [("AL602", "H-003.json"), ("AL602", "H-003.md")]
+
+
+def test_a_renamed_or_modified_merged_handoff_is_the_gate_finding_alone(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    handoffs = repo / CONV / "handoffs"
+    git(repo, "mv", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-004.json")
+    git(repo, "mv", f"{CONV}/handoffs/H-003.md", f"{CONV}/handoffs/H-004.md")
+    assert _all_findings(repo, capsys) == [("AL603", "H-003.json"), ("AL603", "H-003.md")]
+    git(repo, "reset", "-q", "--hard")
+    edit(handoffs / "H-003.json", '"latest_turn": 6', '"latest_turn": 5')  # checksum now wrong
+    assert _all_findings(repo, capsys) == [("AL601", "H-003.json")]
+
+
+def test_what_a_change_to_a_merged_handoff_does_not_cause_is_still_reported(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    edit(repo / CONV / "meta.json", '"turn_count": 7', '"turn_count": 9')
+    found = _all_findings(repo, capsys)
+    assert ("AL410", "meta.json") in found and ("AL503", "state.json") not in found
+
+
+def test_a_change_the_gate_only_warns_of_leaves_its_consequences_reported(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text('[severity]\nAL6 = "warning"\n')
+    commit_all(repo, "the gate warns")
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    # The change is allowed: the mirrors are to be updated, and their findings stand.
+    assert ("AL503", "state.json") in _all_findings(repo, capsys)
