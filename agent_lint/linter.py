@@ -364,14 +364,12 @@ def _lint_target(
     for repo_check in repo_checks if holds_state else ():
         found.extend(repo_check.run(index))
     gate_config = config
-    moved: dict[str, str] = {}  # where each merged file the change renamed went
     located: gitgate.Located | None = None
     if gate_request is not None:
         # The append-only gate runs even then: a change that deletes every record
         # must not turn the gate off.
         outcome = _gate_outcome(target, gate_request, passed.early_gate)
         found.extend(diagnose_gate(problem) for problem in outcome.problems)
-        moved = {p.path: p.moved_to for p in outcome.problems if p.moved_to is not None}
         result.changed = outcome.changed
         result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
@@ -390,7 +388,7 @@ def _lint_target(
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     kept_findings = without_covered(kept_findings)
-    kept_findings = _without_consequences(kept_findings, profile, index.agent_prefix, moved)
+    kept_findings = _without_consequences(kept_findings, profile, index.agent_prefix)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a
     # link inside the repository (AL705): one fact, one finding.
     replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
@@ -422,44 +420,32 @@ _HISTORY_CHANGES = frozenset({MODIFIED.code, DELETED.code, RENAMED.code})
 
 
 def _without_consequences(
-    findings: list[Diagnostic], profile: Profile, agent_prefix: str, moved: dict[str, str]
+    findings: list[Diagnostic], profile: Profile, agent_prefix: str
 ) -> list[Diagnostic]:
     """The findings less what a change to a merged record causes: one fact, one finding.
 
     A merged handoff the change deletes, modifies or renames (an AL601-AL603 error) is to
     be restored; the findings it causes (state.json naming it, a gap, a checksum, a name)
     describe the change, not drift, and their fixes would make the mirrors accept it. The
-    profile says which they are and where (:class:`~agent_lint.profile.Consequences`);
-    a renamed file's new path (``moved``) is the changed file too.
+    profile says where they stand (:attr:`Profile.history_scope`) and which they are.
     """
-    consequences = profile.consequences
-    if consequences is None:
+    codes = profile.history_consequences
+    if not codes:
         return findings
     prefix = f"{agent_prefix}/" if agent_prefix else ""
-    files, folders, scopes = set(), set(), set()
+    scopes = set()
     for d in findings:
-        if d.code not in _HISTORY_CHANGES or d.severity is not Severity.ERROR:
-            continue
-        for path in (d.path, moved.get(d.path)):
-            if path is None:
-                continue
-            files.add(path)
-            folders.add(posixpath.dirname(path))
-            relpath = path.removeprefix(prefix)
-            scope = consequences.scope(relpath) if consequences.scope else None
-            if scope is not None:
-                scopes.add(prefix + scope)
-    if not files:
+        if d.code in _HISTORY_CHANGES and d.severity is Severity.ERROR:
+            relpath = d.path.removeprefix(prefix)
+            folder = profile.history_scope(relpath) if profile.history_scope else None
+            scopes.add(prefix + folder if folder is not None else d.path)
+    if not scopes:
         return findings
-
-    def caused(d: Diagnostic) -> bool:
-        if d.path in files:
-            return d.code in consequences.in_file
-        if posixpath.dirname(d.path) in folders and d.code in consequences.in_folder:
-            return True
-        return d.code in consequences.in_scope and any(d.path.startswith(s + "/") for s in scopes)
-
-    return [d for d in findings if not caused(d)]
+    return [
+        d
+        for d in findings
+        if d.code not in codes or not any(d.path == s or d.path.startswith(s + "/") for s in scopes)
+    ]
 
 
 @record

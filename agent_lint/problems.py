@@ -92,7 +92,6 @@ class Problem(Generic[IssueT]):
     ``path`` is the repository path the finding names (POSIX form);
     ``line``/``column`` (1-based) are set when it is about the file, folder or
     link as a whole (1:1) or a line of it (where a merged file first differs).
-    ``moved_to`` is where a renamed file went (repository path), if it did.
     """
 
     issue: IssueT
@@ -100,7 +99,6 @@ class Problem(Generic[IssueT]):
     message: str
     line: int | None = None
     column: int | None = None
-    moved_to: str | None = None
 
 
 #: A problem the walk met at an entry of the store (a file, a folder, a link, the store).

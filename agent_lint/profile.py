@@ -87,24 +87,6 @@ def _exists(store: Path, entry: str) -> bool:
 
 
 @frozen(repr=False)
-class Consequences:
-    """What a change to a merged record causes, beside the gate's finding (AL601-AL603).
-
-    Such a change is to be undone, so it is one finding: the findings it causes
-    are left out. ``in_file``: codes of findings on the changed file itself;
-    ``in_folder``: on the other files of its folder (the order of the records
-    that follow it, a derived file beside it); ``in_scope``: on the files of the
-    folder ``scope`` gives for the changed file's path in the store (the mirrors
-    of a conversation's handoffs; None: nothing more).
-    """
-
-    in_file: frozenset[str]
-    in_folder: frozenset[str] = frozenset()
-    in_scope: frozenset[str] = frozenset()
-    scope: Callable[[str], str | None] | None = None
-
-
-@frozen(repr=False)
 class Hook:
     """A pre-commit hook of the profile: its id and the ``files`` pattern it runs on."""
 
@@ -168,8 +150,11 @@ class Profile:
     Record folders may be nested (``.pi/pbot``). ``unread_reasons`` say why
     files under a path prefix are not read (for ``--show-files``).
     ``checksum_line``, when set, prints the checksum a record file should
-    carry (``--print-checksum``). ``consequences`` says what a change to a
-    merged record causes beside the gate's finding (:class:`Consequences`).
+    carry (``--print-checksum``). A merged record that a change modifies,
+    deletes or renames (AL601-AL603) is that finding alone: the findings of
+    ``history_consequences`` codes it causes are left out in the folder whose
+    files mirror it, which ``history_scope`` gives for its path in the store
+    (a conversation's folder, for its handoffs; None: the file alone).
     """
 
     name: str
@@ -194,7 +179,8 @@ class Profile:
     walk_folders: tuple[str, ...] = ()
     unread_reasons: tuple[tuple[str, str], ...] = ()
     checksum_line: Callable[[Path], str] | None = None
-    consequences: Consequences | None = None
+    history_scope: Callable[[str], str | None] | None = None
+    history_consequences: frozenset[str] = frozenset()
 
     def kind(self, name: str) -> Kind:
         """The kind called ``name`` (KeyError when the profile has none)."""

@@ -306,7 +306,6 @@ def _protected(
                 f"to {c.display(targets[0])}",
                 line=1,
                 column=1,
-                moved_to=c.display(targets[0]),
             )
         return GateProblem(
             GateIssue.DELETED,

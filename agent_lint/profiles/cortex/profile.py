@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_lint.kinds import Match
-from agent_lint.profile import Consequences, Hook, Profile
+from agent_lint.profile import Hook, Profile
 from agent_lint.profiles.cortex import (
     MARKERS,
     RECORD_FOLDERS,
@@ -77,18 +77,20 @@ def conversation_of_handoff(relpath: str) -> str | None:
     return None
 
 
-#: What a change to a merged conversation handoff causes, beside the gate's finding: on the
-#: handoff itself, its name, paths, checksum, order and note; on the handoffs after it, the
-#: gap and the order; on state.json beside it, and meta.json and turn_resumed.yaml in its
-#: conversation, what they mirror of it. Anything else in the conversation is reported.
-HANDOFF_CONSEQUENCES = Consequences(
-    in_file=frozenset(
-        {"AL202", "AL203", "AL302", "AL314", "AL315", "AL401", "AL402", "AL403", "AL404"}
-        | {"AL405", "AL408", "AL501", "AL505"}
-    ),
-    in_folder=frozenset({"AL401", "AL402", "AL404", "AL405", "AL502", "AL503"}),
-    in_scope=frozenset({"AL406", "AL407", "AL412", "AL416", "AL504"}),
-    scope=conversation_of_handoff,
+#: What a change to a merged handoff causes, beside the gate's finding: its ordering and
+#: agreement with the rest of its conversation, its name, and the paths and ids that name it.
+HISTORY_CONSEQUENCES = frozenset(
+    {
+        "AL202",
+        "AL203",
+        "AL302",
+        "AL314",
+        "AL315",
+        *(f"AL4{n:02d}" for n in range(1, 9)),
+        "AL412",
+        "AL416",
+        *(f"AL50{n}" for n in range(1, 6)),
+    }
 )
 
 
@@ -168,7 +170,8 @@ PROFILE = Profile(
     # (Mission Lite has no mission.json; a conversation without meta.json is AL206 alone).
     named_groups={"mission": "mission", "conversation": "conversation"},
     signature=holds_cortex_state,
-    consequences=HANDOFF_CONSEQUENCES,
+    history_scope=conversation_of_handoff,
+    history_consequences=HISTORY_CONSEQUENCES,
     unread_reasons=(
         ("artifacts/", "not read: an artifact (only artifacts/<id>/state.json is a record)"),
     ),
