@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agent_lint import workers
 from agent_lint.config import Config, ConfigError, Limits, load_config
-from agent_lint.diagnostics import Diagnostic, Fix, Severity
+from agent_lint.diagnostics import Diagnostic, Fix
 from agent_lint.discovery import (
     Entry,
     NoProfile,
@@ -46,7 +46,7 @@ from agent_lint.schemas import SchemaStore
 from agent_lint.selection import configured, is_enabled, is_selected, without_covered
 from agent_lint.validators import FileCheck
 from agent_lint.validators.files import diagnose_entry
-from agent_lint.validators.history import DELETED, MODIFIED, RENAMED, REPLACED, TWIN
+from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
 
@@ -388,7 +388,6 @@ def _lint_target(
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     kept_findings = without_covered(kept_findings)
-    kept_findings = _without_consequences(kept_findings, profile, index.agent_prefix)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a
     # link inside the repository (AL705): one fact, one finding.
     replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
@@ -414,38 +413,6 @@ def _lint_target(
     if new_only:
         _leave_out_pre_existing(result, target, only, located, cache)
     return result
-
-
-_HISTORY_CHANGES = frozenset({MODIFIED.code, DELETED.code, RENAMED.code})
-
-
-def _without_consequences(
-    findings: list[Diagnostic], profile: Profile, agent_prefix: str
-) -> list[Diagnostic]:
-    """The findings less what a change to a merged record causes: one fact, one finding.
-
-    A merged handoff the change deletes, modifies or renames (an AL601-AL603 error) is to
-    be restored; the findings it causes (state.json naming it, a gap, a checksum, a name)
-    describe the change, not drift, and their fixes would make the mirrors accept it. The
-    profile says where they stand (:attr:`Profile.history_scope`) and which they are.
-    """
-    codes = profile.history_consequences
-    if not codes:
-        return findings
-    prefix = f"{agent_prefix}/" if agent_prefix else ""
-    scopes = set()
-    for d in findings:
-        if d.code in _HISTORY_CHANGES and d.severity is Severity.ERROR:
-            relpath = d.path.removeprefix(prefix)
-            folder = profile.history_scope(relpath) if profile.history_scope else None
-            scopes.add(prefix + folder if folder is not None else d.path)
-    if not scopes:
-        return findings
-    return [
-        d
-        for d in findings
-        if d.code not in codes or not any(d.path == s or d.path.startswith(s + "/") for s in scopes)
-    ]
 
 
 @record

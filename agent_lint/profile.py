@@ -150,11 +150,7 @@ class Profile:
     Record folders may be nested (``.pi/pbot``). ``unread_reasons`` say why
     files under a path prefix are not read (for ``--show-files``).
     ``checksum_line``, when set, prints the checksum a record file should
-    carry (``--print-checksum``). A merged record that a change modifies,
-    deletes or renames (AL601-AL603) is that finding alone: the findings of
-    ``history_consequences`` codes it causes are left out in the folder whose
-    files mirror it, which ``history_scope`` gives for its path in the store
-    (a conversation's folder, for its handoffs; None: the file alone).
+    carry (``--print-checksum``).
     """
 
     name: str
@@ -179,8 +175,6 @@ class Profile:
     walk_folders: tuple[str, ...] = ()
     unread_reasons: tuple[tuple[str, str], ...] = ()
     checksum_line: Callable[[Path], str] | None = None
-    history_scope: Callable[[str], str | None] | None = None
-    history_consequences: frozenset[str] = frozenset()
 
     def kind(self, name: str) -> Kind:
         """The kind called ``name`` (KeyError when the profile has none)."""

@@ -67,33 +67,6 @@ def plan_state_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit]
     return fixes.plan_state_files(index, unsafe)
 
 
-def conversation_of_handoff(relpath: str) -> str | None:
-    """The conversation folder whose files mirror a conversation handoff (or its note) at
-    ``relpath`` in the store: ``conversations/C-1`` for ``conversations/C-1/handoffs/H-002.json``;
-    None for any other file (it mirrors nothing)."""
-    parts = relpath.split("/")
-    if len(parts) == 4 and parts[0] == "conversations" and parts[2] == "handoffs":
-        return "/".join(parts[:2])
-    return None
-
-
-#: What a change to a merged handoff causes, beside the gate's finding: its ordering and
-#: agreement with the rest of its conversation, its name, and the paths and ids that name it.
-HISTORY_CONSEQUENCES = frozenset(
-    {
-        "AL202",
-        "AL203",
-        "AL302",
-        "AL314",
-        "AL315",
-        *(f"AL4{n:02d}" for n in range(1, 9)),
-        "AL412",
-        "AL416",
-        *(f"AL50{n}" for n in range(1, 6)),
-    }
-)
-
-
 def _codes(*rules: Any) -> frozenset[str]:
     return frozenset(rule.code for rule in rules)
 
@@ -170,8 +143,6 @@ PROFILE = Profile(
     # (Mission Lite has no mission.json; a conversation without meta.json is AL206 alone).
     named_groups={"mission": "mission", "conversation": "conversation"},
     signature=holds_cortex_state,
-    history_scope=conversation_of_handoff,
-    history_consequences=HISTORY_CONSEQUENCES,
     unread_reasons=(
         ("artifacts/", "not read: an artifact (only artifacts/<id>/state.json is a record)"),
     ),
