@@ -29,14 +29,6 @@ def is_selected(code: str, config: Config, path: str) -> bool:
     return _best_prefix(code, config.select) > _best_prefix(code, ignored)
 
 
-def reported_as_error(code: str, path: str, config: Config) -> bool:
-    """Whether a finding of ``code`` at ``path`` is reported, as an error, by ``config``."""
-    if not is_selected(code, config, path):
-        return False
-    level = _severity(code, config)
-    return (level or rule_for(code).severity) is Severity.ERROR
-
-
 def is_enabled(code: str, config: Config) -> bool:
     """Whether ``code`` can be reported for any file (``per-file-ignores`` only narrow it)."""
     return _best_prefix(code, config.select) > _best_prefix(code, config.ignore)

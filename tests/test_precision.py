@@ -349,23 +349,3 @@ def test_a_copied_record_is_one_finding_on_the_copy(tmp_path):
     found = [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_paths([repo]).diagnostics]
     # Not also AL306: the index lists D-003, at the original.
     assert found == [("AL203", "D-003-copy.json")]
-
-
-def test_a_check_turned_off_or_down_leaves_the_mirrors_judged(lint_tree):
-    # A team that keeps no checksums ignores AL501: state.json and meta.json are still
-    # judged against the handoffs, here a state.json that names an older handoff.
-    files = _handoffs()
-    for number in (1, 2, 3):
-        record = files[f"conversations/C-1/handoffs/H-00{number}.json"]
-        assert isinstance(record, dict)
-        record["checksum"] = "sha256:" + "0" * 64
-    state = files["conversations/C-1/handoffs/state.json"]
-    assert isinstance(state, dict)
-    state["latest_handoff_id"] = "H-002"
-    for config in ('ignore = ["AL501"]\n', '[severity]\nAL501 = "warning"\n'):
-        errors = {
-            d.code
-            for d in lint_tree(files, config=config).diagnostics
-            if d.severity is Severity.ERROR
-        }
-        assert "AL503" in errors and "AL501" not in errors

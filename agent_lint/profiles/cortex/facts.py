@@ -10,7 +10,6 @@ them into :class:`CortexFacts`, the typed store the checks read through
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -26,10 +25,8 @@ from agent_lint.profiles.cortex.handoffs import (
     handoff_number,
     turn_number,
 )
-from agent_lint.selection import reported_as_error
 
 if TYPE_CHECKING:
-    from agent_lint.config import Config
     from agent_lint.index import FileContext, RepoIndex
 
 
@@ -107,17 +104,8 @@ class CortexFacts:
 
 
 def facts_of(index: RepoIndex) -> CortexFacts:
-    """The Cortex facts of ``index`` (empty when no Cortex file was seen), each conversation
-    told which findings the run's configuration reports as errors."""
-    facts = index.store(CortexFacts)
-    reported = functools.partial(_reported, index.config)
-    for conversation in facts.conversations.values():
-        conversation.reported = reported
-    return facts
-
-
-def _reported(config: Config, code: str, path: str) -> bool:
-    return reported_as_error(code, path, config)
+    """The Cortex facts of ``index`` (empty when no Cortex file was seen)."""
+    return index.store(CortexFacts)
 
 
 def _folder(path: str, relpath: str, name: str) -> str:

@@ -6,7 +6,6 @@ from these small records; no parsed document is kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
@@ -77,10 +76,6 @@ class Turn(NamedTuple):
     clean: bool = True
 
 
-def _always(code: str, path: str) -> bool:
-    return True
-
-
 @record
 class Conversation:
     """Everything ordering and agreement checks need about one conversation."""
@@ -100,8 +95,6 @@ class Conversation:
     resume_path: str | None = None
     resume_handoff: Any = None
     broken: set[str] = field(default_factory=set)
-    #: Whether a finding of a code at a path is an error the run reports (its configuration).
-    reported: Callable[[str, str], bool] = _always
 
     def ordered(self) -> list[Handoff]:
         """Handoffs by number, then path."""
@@ -123,26 +116,19 @@ class Conversation:
         return all(turn.clean for turn in self.turns)
 
     def unsound(self) -> set[str]:
-        """The handoffs that the ordering or agreement checks report as errors: stored in
-        another conversation (AL403), handed over by an agent that did not hold the
-        conversation (AL404), back-dated (AL402), or with a checksum that is not its
-        content's (AL501, AL505). Such a handoff cannot judge the files that mirror it (see
-        :meth:`judges`); one whose finding the configuration turns off or down still does."""
+        """The handoffs that the ordering or agreement checks report: stored in another
+        conversation (AL403), handed over by an agent that did not hold the conversation
+        (AL404), back-dated (AL402), or with a checksum that is not its content's (AL501,
+        AL505). Such a handoff cannot judge the files that mirror it (see :meth:`judges`)."""
         found: set[str] = set()
         previous: Handoff | None = None
         for handoff in self.ordered():
             if handoff.number < 0:
                 continue
-            codes = []
-            if handoff.misplaced_in(self.name):
-                codes.append("AL403")
-            if handoff.checksum_wrong():
-                codes.append("AL505" if handoff.checksum_error is not None else "AL501")
-            if previous is not None and time_reversed(previous, handoff):
-                codes.append("AL402")
-            if previous is not None and chain_broken(previous, handoff):
-                codes.append("AL404")
-            if any(self.reported(code, handoff.path) for code in codes):
+            follows = previous is None or not (
+                time_reversed(previous, handoff) or chain_broken(previous, handoff)
+            )
+            if handoff.misplaced_in(self.name) or handoff.checksum_wrong() or not follows:
                 found.add(handoff.path)
             previous = handoff
         return found
@@ -164,11 +150,8 @@ class Conversation:
         unsound = self.unsound()
         if not latest_only:
             # A gap in the numbers (AL401) is a handoff missing, which meta.json may list.
-            numbered = [h for h in self.ordered() if h.number >= 0]
-            after_gap = next(
-                (h.path for n, h in enumerate(numbered, start=1) if h.number != n), None
-            )
-            return not unsound and (after_gap is None or not self.reported("AL401", after_gap))
+            numbers = sorted(h.number for h in self.handoffs if h.number >= 0)
+            return not unsound and numbers == list(range(1, len(numbers) + 1))
         latest = self.latest()
         return latest is not None and latest.path not in unsound
 
