@@ -117,16 +117,6 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     by_name = {(record.kind, record.stem): record.path for record in index.listed}
     listed: dict[str, set[str]] = defaultdict(set)
     listed_ids: dict[str, set[str]] = defaultdict(set)  # the ids each index lists
-    # Records whose id no longer matches their file name (AL202), by id: renaming the file
-    # back is their fix, and an entry that lists them under that name already agrees.
-    renamed = {
-        (record.kind, record.id): record.path
-        for record in index.listed
-        if not record.clean
-        and record.id
-        and record.stem != record.id
-        and not record.stem.startswith(record.id + "-")
-    }
     absent = Absent()
     if index.config.strict:
         yield from _strict_fields(index.index_entries)
@@ -157,10 +147,6 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             continue  # the record file's own finding (AL001, AL205) says what is wrong
         record = records.get(target)
         if record is None or record.kind != entry.record_kind:
-            moved = renamed.get((entry.record_kind, entry.id or ""))
-            if moved is not None and record is None:
-                listed[entry.path].add(moved)  # the record's own finding (AL202) says it
-                continue
             finding = UNRESOLVED_ENTRY.at(
                 entry.path,
                 f"entry path {quote(entry.record_path)} names no {title} record",

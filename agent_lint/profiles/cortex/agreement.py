@@ -90,9 +90,8 @@ def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:
         elif isinstance(handoff.checksum, str) and handoff.checksum != handoff.computed:
             yield CHECKSUM_MISMATCH.at(
                 handoff.path,
-                # Both in full: a typo may be in the last digit.
-                f"checksum {clip(handoff.checksum)} but the content of "
-                f"{file_name(handoff.path)} hashes to {handoff.computed}",
+                f"checksum {short(handoff.checksum)} but the content of {file_name(handoff.path)} "
+                f"hashes to {handoff.computed}",
                 pointer="/checksum",
             )
 
@@ -149,7 +148,7 @@ def _state(conversation: Conversation) -> Iterator[Diagnostic]:
 
 def _meta(conversation: Conversation) -> Iterator[Diagnostic]:
     meta, path, latest = conversation.meta, conversation.meta_path, conversation.latest()
-    if meta is None or path is None or latest is None or not conversation.judges(latest_only=True):
+    if meta is None or path is None or latest is None or conversation.broken:
         return
     state = meta.get("state")
     if isinstance(state, dict) and state.get("checksum") != latest.checksum:

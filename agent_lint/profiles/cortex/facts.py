@@ -183,7 +183,7 @@ class CortexCollector:
             )
         elif kind == "turn" and (number := turn_number(groups["stem"])) is not None:
             yield ConversationRecord(
-                name, folder, turn=Turn(number, ctx.path, data.get("timestamp"), clean)
+                name, folder, turn=Turn(number, ctx.path, data.get("timestamp"))
             )
         elif kind == "conversation":
             meta = {

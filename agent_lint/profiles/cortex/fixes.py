@@ -57,14 +57,12 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
 
 def _meta_changes(conversation: Conversation) -> list[tuple[str, Any]]:
     meta, latest = conversation.meta, conversation.latest()
-    if meta is None or latest is None or not conversation.judges(latest_only=True):
+    if meta is None or latest is None or conversation.broken:
         return []
     changes: list[tuple[str, Any]] = []
     mirrors = [h.entry() for h in conversation.ordered()]
     entries = meta.get("handoffs")
-    if not conversation.judges():
-        pass  # handoffs[] mirrors a handoff that is reported itself: left as it is
-    elif not isinstance(entries, list) or [
+    if not isinstance(entries, list) or [
         e.get("handoff_id") if isinstance(e, dict) else None for e in entries
     ] != [m["handoff_id"] for m in mirrors]:
         changes.append(("/handoffs", mirrors))

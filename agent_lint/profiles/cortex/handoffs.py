@@ -12,7 +12,6 @@ from typing import Any, NamedTuple
 from agent_lint.frozen import field, record
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
-from agent_lint.schemas import parse_timestamp
 
 # ASCII digits only: "H-٠٠٤" is not handoff 4, and "0004\n" is not turn 4.
 _NUMBER = whole("H-([0-9]{3,})")
@@ -48,16 +47,6 @@ class Handoff(NamedTuple):
             "checksum": self.checksum,
         }
 
-    def misplaced_in(self, conversation: str) -> bool:
-        """Whether its ``conversation_id`` names another conversation than its folder (AL403)."""
-        return isinstance(self.conversation_id, str) and self.conversation_id != conversation
-
-    def checksum_wrong(self) -> bool:
-        """Whether its checksum is not its content's, or cannot be computed (AL501, AL505)."""
-        if self.checksum_error is not None:
-            return True
-        return isinstance(self.checksum, str) and self.checksum != self.computed
-
     def active_agent(self) -> dict[str, Any]:
         """The active agent after this handoff: its ``to_agent``."""
         return {
@@ -68,12 +57,11 @@ class Handoff(NamedTuple):
 
 
 class Turn(NamedTuple):
-    """One turn file: its number and timestamp; ``clean`` when it has no error of its own."""
+    """One turn file: its number and timestamp."""
 
     number: int
     path: str
     timestamp: Any
-    clean: bool = True
 
 
 @record
@@ -109,60 +97,14 @@ class Conversation:
         """N: the highest turn file number, or None when there are no turn files."""
         return max((number for number, _ in self.turn_files), default=None)
 
-    def turns_known(self) -> bool:
-        """Whether every turn read has no error of its own. A turn file renamed (its
-        ``turn`` is not its name: AL202) or broken leaves the latest turn unknown: the
-        counts that mirror it are judged, and written by ``--fix``, once it is fixed."""
-        return all(turn.clean for turn in self.turns)
-
-    def unsound(self) -> set[str]:
-        """The handoffs that the ordering or agreement checks report: stored in another
-        conversation (AL403), handed over by an agent that did not hold the conversation
-        (AL404), back-dated (AL402), or with a checksum that is not its content's (AL501,
-        AL505). Such a handoff cannot judge the files that mirror it (see :meth:`judges`)."""
-        found: set[str] = set()
-        previous: Handoff | None = None
-        for handoff in self.ordered():
-            if handoff.number < 0:
-                continue
-            follows = previous is None or not (
-                time_reversed(previous, handoff) or chain_broken(previous, handoff)
-            )
-            if handoff.misplaced_in(self.name) or handoff.checksum_wrong() or not follows:
-                found.add(handoff.path)
-            previous = handoff
-        return found
-
-    def judges(self, latest_only: bool = False) -> bool:
-        """Whether the handoffs can judge the files that mirror them, and give what
-        ``--fix`` writes there: meta.json's ``handoffs[]`` mirrors every handoff,
-        state.json, turn_resumed.yaml and the rest of meta.json the latest
-        (``latest_only``).
-
-        Not when a handoff did not parse or has errors of its own (``broken``),
-        nor when a handoff mirrored is :meth:`unsound`, nor, for every handoff,
-        across a gap in their numbers: that finding is then the one reported,
-        and the mirrors, often right, are judged once it is fixed, never
-        rewritten from the mistake.
-        """
-        if self.broken:
-            return False
-        unsound = self.unsound()
-        if not latest_only:
-            # A gap in the numbers (AL401) is a handoff missing, which meta.json may list.
-            numbers = sorted(h.number for h in self.handoffs if h.number >= 0)
-            return not unsound and numbers == list(range(1, len(numbers) + 1))
-        latest = self.latest()
-        return latest is not None and latest.path not in unsound
-
     def derived_state(self) -> dict[str, Any] | None:
         """The ``handoffs/state.json`` this conversation should have, or None.
 
-        None when there is no handoff, or when the latest cannot judge it
-        (:meth:`judges`: the latest state cannot be known).
+        None when there is no handoff, or when a handoff file did not parse or
+        has findings of its own (the latest state cannot be known).
         """
         latest = self.latest()
-        if latest is None or not self.judges(latest_only=True) or not self.turns_known():
+        if latest is None or self.broken:
             return None
         turn = self.latest_turn()
         return {
@@ -173,23 +115,6 @@ class Conversation:
             "checksum": latest.checksum,
             "updated_at": latest.timestamp,
         }
-
-
-def time_reversed(previous: Handoff, handoff: Handoff) -> bool:
-    """Whether ``handoff``'s timestamp is not later than the one before it (AL402)."""
-    before, after = parse_timestamp(previous.timestamp), parse_timestamp(handoff.timestamp)
-    return bool(before and after and after <= before)
-
-
-def chain_broken(previous: Handoff, handoff: Handoff) -> bool:
-    """Whether ``handoff``, the next number after ``previous``, is handed over by another
-    agent than the one ``previous`` handed the conversation to (AL404). Across a gap in
-    the numbers (AL401) nothing is compared: the missing handoff may have been between."""
-    if handoff.number != previous.number + 1:
-        return False
-    handed_to = previous.to_agent.get("agent_id")
-    handed_from = handoff.from_agent.get("agent_id")
-    return isinstance(handed_to, str) and isinstance(handed_from, str) and handed_to != handed_from
 
 
 def file_name(path: str) -> str:

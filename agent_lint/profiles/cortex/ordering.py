@@ -11,14 +11,7 @@ from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
 from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.profiles.cortex.handoffs import (
-    Conversation,
-    Handoff,
-    chain_broken,
-    embedded_time,
-    file_name,
-    time_reversed,
-)
+from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.schemas import parse_timestamp
 
 HANDOFF_SEQUENCE = Rule(
@@ -252,7 +245,10 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
     for handoff in conversation.ordered():
         if handoff.number < 0:
             continue
-        if handoff.misplaced_in(conversation.name):
+        if (
+            isinstance(handoff.conversation_id, str)
+            and handoff.conversation_id != conversation.name
+        ):
             yield CONVERSATION_MISMATCH.at(
                 handoff.path,
                 f"conversation_id {quote(handoff.conversation_id)} but the handoff is stored in "
@@ -280,15 +276,16 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
 
 
 def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
-    if time_reversed(previous, handoff):
+    before, after = parse_timestamp(previous.timestamp), parse_timestamp(handoff.timestamp)
+    if before and after and after <= before:
         yield HANDOFF_TIME_ORDER.at(
             handoff.path,
             f"timestamp {handoff.timestamp} is not later than {previous.id}'s {previous.timestamp}",
             pointer="/timestamp",
         )
-    if chain_broken(previous, handoff):
-        handed_to = previous.to_agent.get("agent_id")
-        handed_from = handoff.from_agent.get("agent_id")
+    handed_to = previous.to_agent.get("agent_id")
+    handed_from = handoff.from_agent.get("agent_id")
+    if isinstance(handed_to, str) and isinstance(handed_from, str) and handed_to != handed_from:
         yield BROKEN_CHAIN.at(
             handoff.path,
             f"from_agent.agent_id {quote(handed_from)} but {previous.id} handed the conversation "
@@ -309,9 +306,8 @@ def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
     if meta is None or path is None:
         return
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
-    if conversation.judges():
+    if not conversation.broken:
         yield from _meta_handoffs(conversation, path, meta, handoffs)
-    if conversation.judges(latest_only=True):
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
         if latest is not None and isinstance(active, dict):
@@ -419,12 +415,7 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
             f"handoff_id {quote(named)} names no handoff of conversation {conversation.name}",
             pointer="/handoff_id",
         )
-    elif (
-        latest is not None
-        and named in numbers
-        and numbers[named] < latest.number
-        and conversation.judges(latest_only=True)
-    ):
+    elif latest is not None and named in numbers and numbers[named] < latest.number:
         yield STALE_RESUME.at(
             path,
             f"handoff_id {quote(named)} but the latest handoff is {latest.id}: the incoming agent "
@@ -440,7 +431,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         conversation = conversations[name]
         if index.partly_unknown(conversation.folder):
             continue  # files that could not be listed: nothing is known about the order
-        turn = conversation.latest_turn() if conversation.turns_known() else None
+        turn = conversation.latest_turn()
         yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(
             TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], lambda n: f"turn {n:04d}"
