@@ -224,15 +224,6 @@ def test_a_mission_handoff_naming_another_mission_is_one_finding(lint_tree):
     assert found == [("AL415", "/mission_id")]
 
 
-def _handoffs(**changes: object) -> dict[str, object]:
-    """Conversation C-1 with three handoffs, H-003 changed (its checksum kept as written)."""
-    files: dict[str, object] = conversation.tree(handoffs=3, turns=6)
-    record = files["conversations/C-1/handoffs/H-003.json"]
-    assert isinstance(record, dict)
-    record.update(changes)
-    return files
-
-
 def test_a_malformed_handoff_id_is_one_finding_where_a_check_compares_it(lint_tree):
     files: dict[str, object] = conversation.tree(handoffs=3, turns=6)
     state = files["conversations/C-1/handoffs/state.json"]

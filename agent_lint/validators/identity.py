@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -228,7 +227,9 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
             continue
         # The original is the record named by its id (D-003.json beside D-003-copy.json),
         # then the first by path: the finding goes to the copy.
-        owners.sort(key=lambda owner: (_stem(owner.path) != value, owner.path, owner.pointer))
+        owners.sort(
+            key=lambda owner: (PurePosixPath(owner.path).stem != value, owner.path, owner.pointer)
+        )
         first = owners[0]
         namespace = index.namespaces.get(first.namespace)
         part = namespace.unique_within if namespace is not None else ""
@@ -240,11 +241,6 @@ def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:
                 f"{other.title} id {quote(value)} is already used by {where}{scope_text}",
                 pointer=other.pointer,
             )
-
-
-def _stem(path: str) -> str:
-    """A file's name without its extension (``D-003.json`` -> ``D-003``)."""
-    return posixpath.basename(path).rpartition(".")[0]
 
 
 def _renamings(profile: Profile, relpath: str, data: object) -> Iterator[str]:

@@ -186,7 +186,7 @@ def _as_digits(text: str) -> str:
         if ch in "OolI":
             before = chars[position - 1] if position else ""
             after = text[position + 1] if position + 1 < len(text) else ""
-            if before.isdigit() or after.isdigit():
+            if before in _DIGITS or after in _DIGITS:
                 chars[position] = ch.translate(_LOOKALIKES)
     return "".join(chars)
 

@@ -77,7 +77,7 @@ def check_relations(index: RepoIndex) -> Iterator[Diagnostic]:
             # (AL001, AL206), and there is nothing to compare with.
             continue
         yaml_path, yaml_data = sides["yaml"]
-        meta_path, meta_data = sides.get("meta", ("meta.json", {}))
+        meta_path, meta_data = sides["meta"]
         for key in _RELATION_KEYS:
             in_yaml, in_meta = _ids(yaml_data.get(key)), _ids(meta_data.get(key))
             if in_yaml == in_meta:
