@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from conversation import tree
 
 H2 = "conversations/C-1/handoffs/H-002.json"
@@ -70,3 +71,75 @@ def test_meta_checksums(lint_tree):
     assert [(c, f) for c, _, f in result] == [("AL504", False), ("AL504", False)]
     result = found(lint_tree(files, unsafe_fixes=True))
     assert [(c, f) for c, _, f in result] == [("AL504", True), ("AL504", True)]
+
+
+H1 = "conversations/C-1/handoffs/H-001.json"
+THIRD = "sha256:" + "7" * 64
+
+
+def _mistyped(files, path=H2):
+    """``files`` with the checksum of handoff ``path`` mistyped; its computed value."""
+    computed = files[path]["checksum"]
+    files[path] = {**files[path], "checksum": "sha256:" + "0" + computed[8:]}
+    return computed, files[path]["checksum"]
+
+
+def test_a_mistyped_latest_checksum_is_its_own_finding_alone(lint_tree):
+    # state.json and meta.json still carry the checksum of the content: the one fact is
+    # the handoff's AL501, not three mirrors "disagreeing" with a typo.
+    files = tree()
+    _mistyped(files)
+    assert [c for c, _, _ in found(lint_tree(files))] == ["AL501"]
+
+
+def test_mirrors_that_copied_a_mistyped_checksum_are_not_reported_again(lint_tree):
+    files = tree()
+    _, typo = _mistyped(files)
+    files[STATE]["checksum"] = typo
+    files[META]["state"]["checksum"] = typo
+    files[META]["handoffs"][-1]["checksum"] = typo
+    assert [c for c, _, _ in found(lint_tree(files))] == ["AL501"]
+
+
+def test_a_mirror_holding_neither_checksum_expects_the_computed_one(lint_tree):
+    files = tree()
+    computed, _ = _mistyped(files)
+    files[STATE]["checksum"] = THIRD
+    files[META]["state"]["checksum"] = THIRD
+    result = found(lint_tree(files))
+    assert [c for c, _, _ in result] == ["AL501", "AL503", "AL504"]
+    assert result[1][1] == (
+        f"state.json checksum sha256:777777777777… but the content of H-002.json hashes to "
+        f"{computed[:19]}…"
+    )
+    assert result[2][1].startswith("meta.json state.checksum sha256:777777777777… but the content")
+
+
+def test_an_earlier_mistyped_checksum_lets_its_meta_entry_hold_either_value(lint_tree):
+    files = tree()
+    computed, typo = _mistyped(files, H1)
+    assert [c for c, _, _ in found(lint_tree(files))] == ["AL501"]  # the entry holds computed
+    files[META]["handoffs"][0]["checksum"] = typo
+    assert [c for c, _, _ in found(lint_tree(files))] == ["AL501"]
+    files[META]["handoffs"][0]["checksum"] = THIRD
+    result = found(lint_tree(files))
+    assert [c for c, _, _ in result] == ["AL501", "AL406"]
+    assert f'but the content of H-001.json hashes to "{computed}"' in result[1][1]
+
+
+@pytest.mark.parametrize(
+    "config",
+    ['ignore = ["AL501"]', '[per-file-ignores]\n"**/H-002.json" = ["AL501"]'],
+)
+def test_with_al501_not_reported_the_mirrors_follow_the_checksum_as_written(lint_tree, config):
+    # A writer whose checksums are not v1 turns AL501 off: its handoff's checksum is then
+    # the one the mirrors must carry, and --fix copies it.
+    files = tree()
+    _, typo = _mistyped(files)
+    result = found(lint_tree(files, config=config))
+    assert [c for c, _, _ in result] == ["AL503", "AL504", "AL504"]
+    assert result[0][1].endswith(f"but H-002.json has {typo[:19]}…")
+    files[STATE]["checksum"] = typo
+    files[META]["state"]["checksum"] = typo
+    files[META]["handoffs"][-1]["checksum"] = typo
+    assert found(lint_tree(files, config=config)) == []

@@ -252,3 +252,41 @@ def test_fixable_marks_in_json_and_sarif(capsys):
     main([str(repo), "--output-format", "github", "--unsafe-fixes"])
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(line.endswith("[fixable with agent-lint --fix]") for line in lines)
+
+
+def _typo(record: dict) -> str:
+    record["checksum"] = "sha256:0" + record["checksum"][8:]
+    return record["checksum"]
+
+
+def test_fix_never_copies_a_mistyped_checksum_into_the_mirrors(lint_tree, tmp_path, capsys):
+    files = tree()
+    handoff = files["conversations/C-1/handoffs/H-002.json"]
+    computed = handoff["checksum"]
+    _typo(handoff)
+    files["conversations/C-1/handoffs/state.json"]["checksum"] = "sha256:" + "7" * 64
+    files["conversations/C-1/meta.json"]["state"]["checksum"] = None
+    lint_tree(files)
+    repo = tmp_path / "repo"
+    state = repo / ".agent/conversations/C-1/handoffs/state.json"
+    meta = repo / ".agent/conversations/C-1/meta.json"
+    assert main([str(repo), "--fix", "--unsafe-fixes"]) == 1  # AL501 stays: a handoff
+    assert json.loads(state.read_text())["checksum"] == computed
+    assert json.loads(meta.read_text())["state"]["checksum"] == computed
+    out = capsys.readouterr().out
+    assert "AL501" in out and "AL503" not in out and "AL504" not in out
+    once = snapshot(repo)
+    main([str(repo), "--fix", "--unsafe-fixes"])
+    assert snapshot(repo) == once
+
+
+def test_fix_leaves_mirrors_that_copied_a_mistyped_checksum(lint_tree, tmp_path, capsys):
+    files = tree()
+    typo = _typo(files["conversations/C-1/handoffs/H-002.json"])
+    files["conversations/C-1/handoffs/state.json"]["checksum"] = typo
+    lint_tree(files)
+    repo = tmp_path / "repo"
+    before = snapshot(repo)
+    assert main([str(repo), "--fix", "--unsafe-fixes"]) == 1
+    assert snapshot(repo) == before
+    assert "Fixed" not in capsys.readouterr().out

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import clip, dumps
 from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.profiles.cortex.handoffs import Conversation, file_name
+from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, file_name
+from agent_lint.selection import is_selected
 
 CHECKSUM_MISMATCH = Rule(
     "AL501",
@@ -18,7 +19,9 @@ CHECKSUM_MISMATCH = Rule(
     "Reports a conversation handoff whose `checksum` differs from checksum v1 of its own "
     "content (docs/checksum.md): the context changed after the checksum was written, or the "
     "writer computed it differently. `agent-lint --print-checksum FILE` prints the right "
-    "value. The handoff is the outgoing agent's record, so `--fix` never rewrites it.",
+    "value. The handoff is the outgoing agent's record, so `--fix` never rewrites it. While "
+    "this rule reports a handoff, state.json and meta.json may carry either checksum (this is "
+    "the one finding), and `--fix` writes the computed one where they carry neither.",
     '"checksum": "sha256:0000…" for a handoff whose content hashes to sha256:9f0e…',
     '"checksum": "sha256:9f0e…" (the value --print-checksum prints)',
 )
@@ -87,7 +90,7 @@ def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:
                 f"checksum v1 cannot be computed: {handoff.checksum_error}",
                 pointer="/context_pointer",
             )
-        elif isinstance(handoff.checksum, str) and handoff.checksum != handoff.computed:
+        elif handoff.unverified:
             yield CHECKSUM_MISMATCH.at(
                 handoff.path,
                 f"checksum {short(handoff.checksum)} but the content of {file_name(handoff.path)} "
@@ -106,8 +109,22 @@ _STATE_FIELDS = (
 )
 
 
-def _state(conversation: Conversation) -> Iterator[Diagnostic]:
-    expected = conversation.derived_state()
+def checksum_reported(index: RepoIndex) -> Callable[[Handoff], bool]:
+    """Whether the configuration reports AL501 on a handoff: then a mirror of a handoff whose
+    checksum does not verify may carry its computed one (:meth:`Handoff.mirrored_checksum`)."""
+    config = index.config
+    return lambda handoff: is_selected(CHECKSUM_MISMATCH.code, config, handoff.path)
+
+
+def has_checksum(handoff: Handoff, lenient: bool) -> str:
+    """How a message names the checksum a mirror of ``handoff`` should carry."""
+    if lenient and handoff.unverified:
+        return f"the content of {file_name(handoff.path)} hashes to"
+    return f"{file_name(handoff.path)} has"
+
+
+def _state(conversation: Conversation, reported: Callable[[Handoff], bool]) -> Iterator[Diagnostic]:
+    expected = conversation.derived_state(reported)
     latest = conversation.latest()
     if expected is None or latest is None:
         return
@@ -128,7 +145,7 @@ def _state(conversation: Conversation) -> Iterator[Diagnostic]:
         "latest_handoff_id": f"the latest handoff is {latest.id}",
         "active_agent": f"{latest.id} hands the conversation to",
         "latest_turn": "the latest turn is",
-        "checksum": f"{latest.id}.json has",
+        "checksum": has_checksum(latest, reported(latest)),
         "updated_at": f"{latest.id}'s timestamp is",
     }
     for key in _STATE_FIELDS:
@@ -146,27 +163,33 @@ def _state(conversation: Conversation) -> Iterator[Diagnostic]:
         )
 
 
-def _meta(conversation: Conversation) -> Iterator[Diagnostic]:
+def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> Iterator[Diagnostic]:
     meta, path, latest = conversation.meta, conversation.meta_path, conversation.latest()
     if meta is None or path is None or latest is None or conversation.broken:
         return
+    lenient = reported(latest)
+    has = has_checksum(latest, lenient)
     state = meta.get("state")
-    if isinstance(state, dict) and state.get("checksum") != latest.checksum:
-        yield META_CHECKSUM.at(
-            path,
-            f"meta.json state.checksum {short(state.get('checksum'))} but {latest.id}.json "
-            f"has {short(latest.checksum)}",
-            pointer="/state/checksum" if "checksum" in state else "/state",
-        )
+    if isinstance(state, dict):
+        held = state.get("checksum")
+        expected = latest.mirrored_checksum(held, lenient)
+        if held != expected:
+            yield META_CHECKSUM.at(
+                path,
+                f"meta.json state.checksum {short(held)} but {has} {short(expected)}",
+                pointer="/state/checksum" if "checksum" in state else "/state",
+            )
     entries = meta.get("handoffs")
     if isinstance(entries, list) and entries and isinstance(entries[-1], dict):
         last = entries[-1]
-        if last.get("handoff_id") == latest.id and last.get("checksum") != latest.checksum:
+        held = last.get("checksum")
+        expected = latest.mirrored_checksum(held, lenient)
+        if last.get("handoff_id") == latest.id and held != expected:
             position = len(entries) - 1
             yield META_CHECKSUM.at(
                 path,
-                f"meta.json handoffs[{position}].checksum {short(last.get('checksum'))} but "
-                f"{latest.id}.json has {short(latest.checksum)}",
+                f"meta.json handoffs[{position}].checksum {short(held)} but {has} "
+                f"{short(expected)}",
                 pointer=f"/handoffs/{position}/checksum"
                 if "checksum" in last
                 else f"/handoffs/{position}",
@@ -176,8 +199,9 @@ def _meta(conversation: Conversation) -> Iterator[Diagnostic]:
 def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
     """Handoff checksums, state.json and meta.json agree with the latest handoff."""
     conversations = facts_of(index).conversations
+    reported = checksum_reported(index)
     for name in sorted(conversations):
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)
-        yield from _state(conversation)
-        yield from _meta(conversation)
+        yield from _state(conversation, reported)
+        yield from _meta(conversation, reported)

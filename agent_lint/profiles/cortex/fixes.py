@@ -8,6 +8,7 @@ never written: they are the agents' records.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agent_lint.fixer import (
@@ -20,14 +21,15 @@ from agent_lint.fixer import (
 )
 from agent_lint.index import RepoIndex
 from agent_lint.jsonedit import EditError
+from agent_lint.profiles.cortex.agreement import checksum_reported
 from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.profiles.cortex.handoffs import Conversation
+from agent_lint.profiles.cortex.handoffs import Conversation, Handoff
 
 _Plan = Edit | Blocked | None
 
 
 def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    derived = conversation.derived_state()
+    derived = conversation.derived_state(checksum_reported(index))
     latest = conversation.latest()
     if derived is None or latest is None:
         return None
@@ -55,32 +57,36 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
     return None if before == after else Edit(index.root, path, before, after, resolves)
 
 
-def _meta_changes(conversation: Conversation) -> list[tuple[str, Any]]:
+def _meta_changes(
+    conversation: Conversation, reported: Callable[[Handoff], bool]
+) -> list[tuple[str, Any]]:
     meta, latest = conversation.meta, conversation.latest()
     if meta is None or latest is None or conversation.broken:
         return []
     changes: list[tuple[str, Any]] = []
-    mirrors = [h.entry() for h in conversation.ordered()]
+    handoffs = conversation.ordered()
     entries = meta.get("handoffs")
     if not isinstance(entries, list) or [
         e.get("handoff_id") if isinstance(e, dict) else None for e in entries
-    ] != [m["handoff_id"] for m in mirrors]:
-        changes.append(("/handoffs", mirrors))
+    ] != [h.id for h in handoffs]:
+        changes.append(("/handoffs", [h.entry(None, reported(h)) for h in handoffs]))
     else:
-        for position, (entry, mirror) in enumerate(zip(entries, mirrors, strict=True)):
-            for key, value in mirror.items():
+        for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
+            for key, value in handoff.entry(entry.get("checksum"), reported(handoff)).items():
                 if entry.get(key) != value or key not in entry:
                     changes.append((f"/handoffs/{position}/{key}", value))
     if meta.get("active_agent") != latest.active_agent():
         changes.append(("/active_agent", latest.active_agent()))
     state = meta.get("state")
-    if isinstance(state, dict) and state.get("checksum") != latest.checksum:
-        changes.append(("/state/checksum", latest.checksum))
+    if isinstance(state, dict):
+        expected = latest.mirrored_checksum(state.get("checksum"), reported(latest))
+        if state.get("checksum") != expected:
+            changes.append(("/state/checksum", expected))
     return changes
 
 
 def _meta_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    changes = _meta_changes(conversation)
+    changes = _meta_changes(conversation, checksum_reported(index))
     path = conversation.meta_path
     if not changes or path is None:
         return None

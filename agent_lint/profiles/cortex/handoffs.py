@@ -6,6 +6,7 @@ from these small records; no parsed document is kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
@@ -36,15 +37,40 @@ class Handoff(NamedTuple):
     context_turn: Any
     clean: bool = True
 
-    def entry(self) -> dict[str, Any]:
-        """The ``meta.json`` ``handoffs[]`` entry that mirrors this handoff."""
+    @property
+    def unverified(self) -> bool:
+        """Whether its ``checksum`` is not the checksum of its content (its AL501)."""
+        return (
+            self.clean
+            and self.checksum_error is None
+            and isinstance(self.checksum, str)
+            and self.computed is not None
+            and self.checksum != self.computed
+        )
+
+    def mirrored_checksum(self, held: Any, lenient: bool) -> Any:
+        """The checksum a mirror of this handoff (state.json, meta.json) should carry, which
+        holds ``held`` now.
+
+        Its ``checksum``, as written. When that does not verify and ``lenient`` (AL501
+        reports it), the checksum of its content is right too: a mirror holding either
+        agrees (the handoff's AL501 is the one finding), and one holding neither gets the
+        computed value, never a copy of the mistake.
+        """
+        if lenient and self.unverified:
+            return held if held in (self.checksum, self.computed) else self.computed
+        return self.checksum
+
+    def entry(self, held: Any = None, lenient: bool = False) -> dict[str, Any]:
+        """The ``meta.json`` ``handoffs[]`` entry that mirrors this handoff (``held``: the
+        checksum the entry holds now, see :meth:`mirrored_checksum`)."""
         return {
             "handoff_id": self.id,
             "from_agent": self.from_agent.get("agent_id"),
             "to_agent": self.to_agent.get("agent_id"),
             "timestamp": self.timestamp,
             "reason": self.reason,
-            "checksum": self.checksum,
+            "checksum": self.mirrored_checksum(held, lenient),
         }
 
     def active_agent(self) -> dict[str, Any]:
@@ -97,22 +123,27 @@ class Conversation:
         """N: the highest turn file number, or None when there are no turn files."""
         return max((number for number, _ in self.turn_files), default=None)
 
-    def derived_state(self) -> dict[str, Any] | None:
+    def derived_state(
+        self, reported: Callable[[Handoff], bool] | None = None
+    ) -> dict[str, Any] | None:
         """The ``handoffs/state.json`` this conversation should have, or None.
 
         None when there is no handoff, or when a handoff file did not parse or
-        has findings of its own (the latest state cannot be known).
+        has findings of its own (the latest state cannot be known). ``reported``
+        tells whether AL501 is reported on a handoff (see
+        :meth:`Handoff.mirrored_checksum`); without it, never.
         """
         latest = self.latest()
         if latest is None or self.broken:
             return None
         turn = self.latest_turn()
+        held = self.state.get("checksum") if self.state is not None else None
         return {
             "conversation_id": self.name,
             "latest_handoff_id": latest.id,
             "active_agent": latest.active_agent(),
             "latest_turn": turn if turn is not None else latest.context_turn,
-            "checksum": latest.checksum,
+            "checksum": latest.mirrored_checksum(held, reported is not None and reported(latest)),
             "updated_at": latest.timestamp,
         }
 

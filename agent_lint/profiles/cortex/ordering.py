@@ -10,6 +10,7 @@ from typing import Any
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
+from agent_lint.profiles.cortex.agreement import checksum_reported, has_checksum
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.schemas import parse_timestamp
@@ -301,13 +302,15 @@ def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
         )
 
 
-def _meta(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
+def _meta(
+    conversation: Conversation, turn: int | None, reported: Callable[[Handoff], bool]
+) -> Iterator[Diagnostic]:
     meta, path = conversation.meta, conversation.meta_path
     if meta is None or path is None:
         return
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
     if not conversation.broken:
-        yield from _meta_handoffs(conversation, path, meta, handoffs)
+        yield from _meta_handoffs(path, meta, handoffs, reported)
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
         if latest is not None and isinstance(active, dict):
@@ -352,7 +355,7 @@ _MIRRORED = ("from_agent", "to_agent", "timestamp", "reason", "checksum")
 
 
 def _meta_handoffs(
-    conversation: Conversation, path: str, meta: dict[str, Any], handoffs: list[Handoff]
+    path: str, meta: dict[str, Any], handoffs: list[Handoff], reported: Callable[[Handoff], bool]
 ) -> Iterator[Diagnostic]:
     entries = meta.get("handoffs")
     if entries is None:
@@ -370,16 +373,22 @@ def _meta_handoffs(
         )
         return
     for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
-        mirror = handoff.entry()
+        lenient = reported(handoff)
+        mirror = handoff.entry(entry.get("checksum"), lenient)
         last = position == len(handoffs) - 1
         for key in _MIRRORED:
             if key == "checksum" and last:
                 continue  # the latest checksum is an agreement finding (AL504)
             if (key in entry or mirror[key] is not None) and entry.get(key) != mirror[key]:
+                has = (
+                    has_checksum(handoff, lenient)
+                    if key == "checksum"
+                    else f"{file_name(handoff.path)} has"
+                )
                 yield META_HANDOFFS.at(
                     path,
-                    f"handoffs[{position}].{key} {show(entry.get(key))} but "
-                    f"{file_name(handoff.path)} has {show(mirror[key])}",
+                    f"handoffs[{position}].{key} {show(entry.get(key))} but {has} "
+                    f"{show(mirror[key])}",
                     pointer=f"/handoffs/{position}/{key}"
                     if key in entry
                     else f"/handoffs/{position}",
@@ -427,6 +436,7 @@ def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
 def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
     """Handoff and turn ordering, chain continuity, meta.json mirrors, resume marker."""
     conversations = facts_of(index).conversations
+    reported = checksum_reported(index)
     for name in sorted(conversations):
         conversation = conversations[name]
         if index.partly_unknown(conversation.folder):
@@ -437,7 +447,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
             TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], lambda n: f"turn {n:04d}"
         )
         yield from _handoffs(conversation, turn)
-        yield from _meta(conversation, turn)
+        yield from _meta(conversation, turn, reported)
         yield from _turns(conversation)
         yield from _resume(conversation)
 
