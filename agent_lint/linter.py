@@ -13,7 +13,7 @@ import gc
 import os
 import posixpath
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -39,11 +39,11 @@ from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter
 from agent_lint.problems import EntryIssue, EntryProblem
-from agent_lint.profile import Profile, extend, user_schemas
+from agent_lint.profile import AsMerged, Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.rules import rule_for
 from agent_lint.schemas import SchemaStore
-from agent_lint.selection import configured, is_enabled, is_selected, without_covered
+from agent_lint.selection import RANK, configured, is_enabled, is_selected, without_covered
 from agent_lint.validators import FileCheck
 from agent_lint.validators.files import diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
@@ -365,6 +365,7 @@ def _lint_target(
         found.extend(repo_check.run(index))
     gate_config = config
     located: gitgate.Located | None = None
+    merged: dict[str, bytes | None] = {}
     if gate_request is not None:
         # The append-only gate runs even then: a change that deletes every record
         # must not turn the gate off.
@@ -374,6 +375,7 @@ def _lint_target(
         result.notices.extend(outcome.notices)
         gate_config = outcome.config or config
         located = outcome.located
+        merged = outcome.merged
     roots = _roots(only)
     result.limits = roots
     kept_findings = []
@@ -388,6 +390,9 @@ def _lint_target(
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     kept_findings = without_covered(kept_findings)
+    if merged:
+        view = profile.restore(index, merged) if profile.restore and holds_state else None
+        kept_findings = _as_merged(kept_findings, view, merged, config)
     # A link the gate reports in place of a merged file (AL607) is not reported again as a
     # link inside the repository (AL705): one fact, one finding.
     replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
@@ -413,6 +418,62 @@ def _lint_target(
     if new_only:
         _leave_out_pre_existing(result, target, only, located, cache)
     return result
+
+
+#: The gate's findings that restoring the merged file undoes (AL601, AL602, AL603).
+_UNDONE = frozenset({"AL601", "AL602", "AL603"})
+_RENAMED = "AL603"
+
+
+def _as_merged(
+    findings: list[Diagnostic],
+    view: AsMerged | None,
+    merged: Mapping[str, bytes | None],
+    config: Config,
+) -> list[Diagnostic]:
+    """The findings less what a change's edit to merged history alone causes: one fact, one
+    finding.
+
+    Only where the gate reports the edit at least as severely. A file the change renamed
+    a merged one to (None in ``merged``; the same bytes) is that rename's finding alone. In
+    the folders ``view`` judged, a finding of its codes that the repository as merged does
+    not have (restoring the merged files clears it) is left out; one it has too is said as
+    the merged repository says it (what to restore to), with no fix offered, since a fix
+    would follow the edited file.
+    """
+    folders = view.folders if view is not None else ()
+
+    def home(path: str) -> str | None:
+        return next((f for f in folders if path.startswith(f"{f}/")), None)
+
+    rank: dict[str | None, int] = {}
+    renamed = -1
+    for d in findings:
+        if d.code in _UNDONE:
+            rank[home(d.path)] = max(rank.get(home(d.path), -1), RANK[d.severity])
+        if d.code == _RENAMED:
+            renamed = max(renamed, RANK[d.severity])
+    twins = {(d.code, d.path, d.pointer): d for d in view.findings} if view is not None else {}
+    kept = []
+    for d in findings:
+        if d.code.startswith(GATE_PREFIX):
+            kept.append(d)
+            continue
+        if d.path in merged and merged[d.path] is None and RANK[d.severity] <= renamed:
+            continue  # a file renamed from a merged one: restoring the name clears it
+        folder = home(d.path)
+        if view is None or folder is None or d.code not in view.codes:
+            kept.append(d)
+            continue
+        if RANK[d.severity] > rank.get(folder, -1):
+            kept.append(d)
+            continue
+        twin = twins.get((d.code, d.path, d.pointer))
+        if twin is None:
+            continue  # restoring the merged files clears it: the gate's finding says it
+        shown = configured(twin, config) or d
+        kept.append(shown.with_severity(d.severity).with_fixable(False))
+    return kept
 
 
 @record

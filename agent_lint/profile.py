@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_lint.config import ConfigError, UserIndex, UserKind
-from agent_lint.diagnostics import Rule
+from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.frozen import field, frozen, replace
 from agent_lint.kinds import (
     Format,
@@ -128,6 +128,24 @@ SummarySection = Callable[["LintResult", "RepoIndex"], Iterable[str]]
 Signature = Callable[[Match, str, Any], bool]
 
 
+@frozen
+class AsMerged:
+    """What some of a profile's checks find once the merged files a change modified,
+    deleted or renamed are restored: the findings they make in ``folders`` with
+    ``codes``. A finding of the change that is not among them is what its edit to merged
+    history causes (see :data:`Restore`)."""
+
+    folders: tuple[str, ...]
+    codes: frozenset[str]
+    findings: tuple[Diagnostic, ...]
+
+
+#: Runs a profile's checks on the repository with merged files restored (their merged
+#: bytes by repository path; None: a path the change renamed one to), or None when none of
+#: those files is one its checks can restore.
+Restore = Callable[["RepoIndex", Mapping[str, "bytes | None"]], AsMerged | None]
+
+
 def _always(match: Match, relpath: str, data: Any) -> bool:
     return True
 
@@ -150,7 +168,8 @@ class Profile:
     Record folders may be nested (``.pi/pbot``). ``unread_reasons`` say why
     files under a path prefix are not read (for ``--show-files``).
     ``checksum_line``, when set, prints the checksum a record file should
-    carry (``--print-checksum``).
+    carry (``--print-checksum``). ``restore``, when set, runs the checks a
+    change to merged history can set off on the repository with it undone.
     """
 
     name: str
@@ -175,6 +194,7 @@ class Profile:
     walk_folders: tuple[str, ...] = ()
     unread_reasons: tuple[tuple[str, str], ...] = ()
     checksum_line: Callable[[Path], str] | None = None
+    restore: Restore | None = None
 
     def kind(self, name: str) -> Kind:
         """The kind called ``name`` (KeyError when the profile has none)."""

@@ -55,7 +55,8 @@ def configured(diagnostic: Diagnostic, config: Config) -> Diagnostic | None:
     return diagnostic
 
 
-_RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
+#: Severities from least to most severe.
+RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
 
 
 def without_covered(findings: list[Diagnostic]) -> list[Diagnostic]:
@@ -72,9 +73,7 @@ def without_covered(findings: list[Diagnostic]) -> list[Diagnostic]:
     for diagnostic in findings:
         codes = rule_for(diagnostic.code).covers
         if codes and diagnostic.pointer:
-            covering[diagnostic.path].append(
-                (diagnostic.pointer, codes, _RANK[diagnostic.severity])
-            )
+            covering[diagnostic.path].append((diagnostic.pointer, codes, RANK[diagnostic.severity]))
     if not covering:
         return findings
     return [d for d in findings if not _covered(d, covering.get(d.path, ()))]
@@ -84,7 +83,7 @@ def _covered(diagnostic: Diagnostic, places: Iterable[tuple[str, tuple[str, ...]
     pointer = diagnostic.pointer
     return any(
         diagnostic.code in codes
-        and rank >= _RANK[diagnostic.severity]
+        and rank >= RANK[diagnostic.severity]
         and (pointer == place or pointer.startswith(place + "/"))
         for place, codes, rank in places
     )

@@ -13,6 +13,7 @@ from conftest import FIXTURES
 from gitrepo import CONV, PROJECT, add_conversation_handoff, commit_all, edit, git, make_repo
 
 from agent_lint.cli import main
+from agent_lint.linter import lint_paths
 
 MODES = ["worktree", "staged"]
 
@@ -353,3 +354,75 @@ def test_check_in_conversions():
     )
     assert crlf_action({"crlf": "input"}, "false") == "text"
     assert crlf_action({}, "input") == "auto"
+
+
+def _all_findings(repo: Path, capsys) -> list[tuple[str, str]]:
+    """Every finding of a ``--base main`` run (not only the gate's): code and file name."""
+    main([str(repo), "--output-format", "json", "--base", "main"])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return sorted((d["code"], d["path"].rsplit("/", 1)[-1]) for d in found)
+
+
+def test_a_deleted_merged_handoff_is_the_gate_finding_alone(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    # Not state.json and meta.json naming it (AL503, AL406, AL407, AL504), whose fixes
+    # would accept the deletion, nor turn_resumed.yaml resuming from it (AL416).
+    assert _all_findings(repo, capsys) == [("AL602", "H-003.json"), ("AL602", "H-003.md")]
+
+
+def test_a_renamed_or_modified_merged_handoff_is_the_gate_finding_alone(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    handoffs = repo / CONV / "handoffs"
+    git(repo, "mv", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-004.json")
+    git(repo, "mv", f"{CONV}/handoffs/H-003.md", f"{CONV}/handoffs/H-004.md")
+    assert _all_findings(repo, capsys) == [("AL603", "H-003.json"), ("AL603", "H-003.md")]
+    git(repo, "reset", "-q", "--hard")
+    edit(handoffs / "H-003.json", '"latest_turn": 6', '"latest_turn": 5')  # checksum now wrong
+    assert _all_findings(repo, capsys) == [("AL601", "H-003.json")]
+
+
+def test_what_a_change_to_a_merged_handoff_does_not_cause_is_still_reported(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    edit(repo / CONV / "meta.json", '"turn_count": 7', '"turn_count": 9')
+    found = _all_findings(repo, capsys)
+    assert ("AL410", "meta.json") in found and ("AL503", "state.json") not in found
+
+
+def test_a_change_the_gate_only_warns_of_leaves_its_consequences_reported(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text('[severity]\nAL6 = "warning"\n')
+    commit_all(repo, "the gate warns")
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    # The change is allowed: the mirrors are to be updated, and their findings stand.
+    assert ("AL503", "state.json") in _all_findings(repo, capsys)
+
+
+def test_a_mirror_that_disagrees_with_the_merged_handoff_too_is_said_as_merged(tmp_path):
+    repo = make_repo(tmp_path)
+    state = repo / CONV / "handoffs/state.json"
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")
+    data = json.loads(state.read_text())
+    data["checksum"] = "sha256:" + "9" * 64  # wrong for H-003 and for H-002 alike
+    state.write_text(json.dumps(data, indent=2) + "\n")
+    result = lint_paths([repo], base="main")
+    [kept] = [d for d in result.diagnostics if not d.code.startswith("AL6")]
+    # What to restore to: the merged H-003, not the H-002 the deletion leaves latest.
+    assert kept.code == "AL503" and kept.pointer == "/checksum"
+    assert "but H-003.json has sha256:" in kept.message and not kept.fixable
+
+
+def test_a_handoff_edit_that_breaks_its_own_checksum_is_the_gate_finding_alone(tmp_path):
+    repo = make_repo(tmp_path)
+    edit(repo / CONV / "handoffs/H-003.json", '"latest_turn": 6', '"latest_turn": 5')
+    assert [d.code for d in lint_paths([repo]).diagnostics] == ["AL501"]  # without --base
+    assert [d.code for d in lint_paths([repo], base="main").diagnostics] == ["AL601"]
+
+
+def test_a_new_handoff_after_an_edited_merged_one_is_still_judged(tmp_path):
+    repo = make_repo(tmp_path)
+    edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+    add_conversation_handoff(repo, 4)  # state.json still names H-003: stale
+    found = {(d.code, d.pointer) for d in lint_paths([repo], base="main").diagnostics}
+    assert ("AL601", "") in found and ("AL503", "/latest_handoff_id") in found

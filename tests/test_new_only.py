@@ -124,8 +124,10 @@ def test_gate_findings_are_always_reported(tmp_path, monkeypatch):
     repo = make_repo(tmp_path)
     git(repo, "checkout", "-q", "-b", "change")
     edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+    edit(repo / CONV / "meta.json", '"turn_count": 7', '"turn_count": 9')
     result = lint_paths([repo], base="main", new_only=True)
-    assert {d.code for d in result.diagnostics} == {"AL601", "AL406"}
+    # meta.json's entry for H-002 (AL406) is the edit's consequence, AL601 alone says it.
+    assert {d.code for d in result.diagnostics} == {"AL601", "AL410"}
     # Even if the merge-base had every finding of the change, AL6xx would stay.
     monkeypatch.setattr(gittree, "base_tree", lambda session, commit: DISK)
     result = lint_paths([repo], base="main", new_only=True)

@@ -78,6 +78,9 @@ class Outcome:
     the command line's ``--select``/``--ignore``); None when the gate did not run.
     ``changed`` is None unless the request asked for it (``list_changed``).
     ``located`` is where the change branched (None when there was no base).
+    ``merged`` holds what restoring the merged append-only files the change
+    modified, deleted or renamed takes: their merged bytes by reported path,
+    None where one was renamed to.
     """
 
     problems: list[GateProblem] = field(default_factory=list)
@@ -85,6 +88,7 @@ class Outcome:
     notices: list[str] = field(default_factory=list)
     config: Config | None = None
     located: Located | None = None
+    merged: dict[str, bytes | None] = field(default_factory=dict)
 
 
 def run(target: Target, request: Request) -> Outcome:
@@ -195,8 +199,8 @@ def _run(target: Target, request: Request) -> Outcome:
         merged_in=_MergedIn(repo, merge_base, base_name),
         profile=settings.profile(config),
     )
-    problems, changed = check(comparison, request.list_changed)
-    return Outcome(problems, changed, notices + comparison.notices, config, found)
+    problems, changed, merged = check(comparison, request.list_changed)
+    return Outcome(problems, changed, notices + comparison.notices, config, found, merged)
 
 
 def choose_repository(agent_dir: Path, root: Path | None = None) -> Repository | None:

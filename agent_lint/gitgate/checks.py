@@ -115,9 +115,11 @@ def protected_files(comparison: Comparison) -> dict[str, Kind]:
 
 def check(
     comparison: Comparison, list_changed: bool = True
-) -> tuple[list[GateProblem], set[str] | None]:
-    """Every problem of the change (AL6xx), and the reported paths of the files it changed
-    (with ``list_changed``; else None: finding them asks for every file's blob id)."""
+) -> tuple[list[GateProblem], set[str] | None, dict[str, bytes | None]]:
+    """Every problem of the change (AL6xx), the reported paths of the files it changed
+    (with ``list_changed``; else None: finding them asks for every file's blob id), and
+    what restoring the append-only files it modified, deleted or renamed takes: each such
+    file's merged bytes by its reported path, and None for where one was renamed to."""
     c = comparison
     protected = protected_files(c)
     found: list[GateProblem] = list(_twins(c, protected))
@@ -167,19 +169,29 @@ def check(
     modified = [p for p in kept if p not in touched and c.change.sha(p) != c.base.sha(p)]
     c.merged_in.prefetch([*touched, *modified])
     pinned = (p for p in kept if kept[p].history is History.WRITE_ONCE)
-    prefetch_together([(c.base, [*modified, *pinned]), (c.change, modified)])
+    gone = [p for p in missing if kept[p].history is History.APPEND_ONLY]
+    prefetch_together([(c.base, [*modified, *pinned, *gone]), (c.change, modified)])
     renamed_to: set[str] = set()
+    merged: dict[str, bytes | None] = {}
     for path in sorted(kept):
         problem = _protected(c, kept[path], path, by_sha)
         if problem is not None:
             found.append(problem)
             if problem.issue is GateIssue.RENAMED:
-                renamed_to.update(by_sha.get(c.base.sha(path) or "", [])[:1])
+                target = by_sha.get(c.base.sha(path) or "", [])[:1]
+                renamed_to.update(target)
+                merged.update((c.display(t), None) for t in target)
+            if problem.issue in _RESTORABLE and kept[path].history is History.APPEND_ONLY:
+                merged[c.display(path)] = c.base.content(path)
             if problem.issue is GateIssue.REPLACED:
                 replaced_at.add(path)
     found.extend(_appended(c, new_paths - renamed_to))
     found.extend(_gitlinks(c, replaced_at))
-    return found, _changed(c) if list_changed else None
+    return found, _changed(c) if list_changed else None, merged
+
+
+#: What the change did to a merged file that restoring its merged bytes undoes.
+_RESTORABLE = (GateIssue.MODIFIED, GateIssue.DELETED, GateIssue.RENAMED)
 
 
 def _agent_dir_gone(c: Comparison) -> bool:

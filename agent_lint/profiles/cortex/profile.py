@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_lint.kinds import Match
-from agent_lint.profile import Hook, Profile
+from agent_lint.profile import AsMerged, Hook, Profile
 from agent_lint.profiles.cortex import (
     MARKERS,
     RECORD_FOLDERS,
@@ -71,6 +72,22 @@ def _codes(*rules: Any) -> frozenset[str]:
     return frozenset(rule.code for rule in rules)
 
 
+def restore(index: RepoIndex, merged: Mapping[str, bytes | None]) -> AsMerged | None:
+    """The conversation checks on the conversations as merged (:mod:`.merged`, loaded then)."""
+    from agent_lint.profiles.cortex import merged as as_merged
+
+    return as_merged.restore(index, merged, (_CONVERSATION_CHECK, _AGREEMENT_CHECK))
+
+
+_CONVERSATION_CHECK = Check(
+    ordering.check_conversations,
+    _codes(*ordering.RULES)
+    - _codes(
+        ordering.HANDOFF_TIME_MISMATCH, ordering.DUPLICATE_HANDOFF_TIME, ordering.MISSION_MISMATCH
+    ),
+)
+_AGREEMENT_CHECK = Check(agreement.check_agreement, _codes(*agreement.RULES))
+
 PROFILE = Profile(
     name="cortex",
     title=TITLE,
@@ -102,15 +119,7 @@ PROFILE = Profile(
         SHARED_REPO_CHECKS[3],
         Check(states.check_supersession, _codes(states.SUPERSESSION_CYCLE)),
         Check(notes.check_notes, _codes(*notes.RULES, references.UNSAFE_PATH)),
-        Check(
-            ordering.check_conversations,
-            _codes(*ordering.RULES)
-            - _codes(
-                ordering.HANDOFF_TIME_MISMATCH,
-                ordering.DUPLICATE_HANDOFF_TIME,
-                ordering.MISSION_MISMATCH,
-            ),
-        ),
+        _CONVERSATION_CHECK,
         Check(
             ordering.check_timed_handoffs,
             _codes(
@@ -120,12 +129,13 @@ PROFILE = Profile(
                 ordering.MISSING_NOTE,
             ),
         ),
-        Check(agreement.check_agreement, _codes(*agreement.RULES)),
+        _AGREEMENT_CHECK,
     ),
     collectors=(CortexCollector(),),
     fixers=(plan_state_files,),
     summary=(handoff_chains,),
     checksum_line=checksum_line,
+    restore=restore,
     hooks=(
         Hook("agent-lint", r"^\.agent/"),
         Hook("agent-lint-handoffs", r"^\.agent/"),
