@@ -438,8 +438,8 @@ def _as_merged(
     a merged one to (None in ``merged``; the same bytes) is that rename's finding alone. In
     the folders ``view`` judged, a finding of its codes that the repository as merged does
     not have (restoring the merged files clears it) is left out; one it has too is said as
-    the merged repository says it (what to restore to), with no fix offered, since a fix
-    would follow the edited file.
+    the merged repository says it (what to restore to), and one inside a place it reports
+    as a whole stands; neither is offered a fix, since a fix would follow the edited file.
     """
     folders = view.folders if view is not None else ()
 
@@ -469,11 +469,22 @@ def _as_merged(
             kept.append(d)
             continue
         twin = twins.get((d.code, d.path, d.pointer))
-        if twin is None:
-            continue  # restoring the merged files clears it: the gate's finding says it
-        shown = configured(twin, config) or d
-        kept.append(shown.with_severity(d.severity).with_fixable(False))
+        if twin is not None:
+            shown = configured(twin, config) or d
+            kept.append(shown.with_severity(d.severity).with_fixable(False))
+        elif any((d.code, d.path, above) in twins for above in _above(d.pointer)):
+            # The merged conversation says it as a whole (meta.json's handoffs[] as a list):
+            # each of the change's findings inside it stands, in the change's words.
+            kept.append(d.with_fixable(False))
+        # else: restoring the merged files clears it, and the gate's finding says it
     return kept
+
+
+def _above(pointer: str) -> Iterator[str]:
+    """The JSON pointers that hold ``pointer``: ``/a/0/b`` -> ``/a/0``, ``/a``, ``""``."""
+    while pointer:
+        pointer = pointer.rpartition("/")[0]
+        yield pointer
 
 
 @record

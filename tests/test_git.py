@@ -426,3 +426,27 @@ def test_a_new_handoff_after_an_edited_merged_one_is_still_judged(tmp_path):
     add_conversation_handoff(repo, 4)  # state.json still names H-003: stale
     found = {(d.code, d.pointer) for d in lint_paths([repo], base="main").diagnostics}
     assert ("AL601", "") in found and ("AL503", "/latest_handoff_id") in found
+
+
+def test_drift_inside_a_list_the_merged_conversation_reports_whole_is_still_reported(tmp_path):
+    repo = make_repo(tmp_path)
+    meta = repo / CONV / "meta.json"
+    git(repo, "rm", "-q", f"{CONV}/handoffs/H-002.json", f"{CONV}/handoffs/H-002.md")
+    data = json.loads(meta.read_text())
+    del data["handoffs"][1]  # follows the deletion: as merged, handoffs[] is wrong whole
+    data["handoffs"][0]["reason"] = "timeout"  # drift in H-001's entry, which nothing touched
+    meta.write_text(json.dumps(data, indent=2) + "\n")
+    found = {(d.code, d.pointer) for d in lint_paths([repo], base="main").diagnostics}
+    assert ("AL406", "/handoffs/0/reason") in found
+
+
+def test_a_merged_handoff_that_did_not_parse_leaves_the_conversation_judged(tmp_path):
+    repo = make_repo(tmp_path)
+    handoff = repo / CONV / "handoffs/H-003.json"
+    good = handoff.read_text()
+    handoff.write_text('{"handoff_id": "H-003",\n')
+    commit_all(repo, "a broken handoff is merged")
+    handoff.write_text(good)  # the change repairs it: AL601
+    edit(repo / CONV / "handoffs/state.json", '"latest_turn": 7', '"latest_turn": 99')
+    found = {(d.code, d.pointer) for d in lint_paths([repo], base="main").diagnostics}
+    assert ("AL601", "") in found and ("AL503", "/latest_turn") in found

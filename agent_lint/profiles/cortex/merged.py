@@ -38,29 +38,30 @@ def _copy(conversation: Conversation) -> Conversation:
 
 def _put_back(
     conversation: Conversation, path: str, content: bytes | None, index: RepoIndex
-) -> None:
-    """Make ``path`` in ``conversation`` what it was when merged (None: absent)."""
+) -> bool:
+    """Make ``path`` in ``conversation`` what it was when merged (None: absent); False when
+    its merged bytes are not a handoff record, so the merged conversation cannot be judged."""
     name = path.rpartition("/")[2]
     if name.endswith(".md"):
         stem = name.removesuffix(".md")
         conversation.notes.discard(stem)
         if content is not None:
             conversation.notes.add(stem)
-        return
+        return True
     conversation.handoffs = [h for h in conversation.handoffs if h.path != path]
     conversation.handoff_files = [f for f in conversation.handoff_files if f[1] != path]
     conversation.broken.discard(path)
     if content is None:
-        return
+        return True
     stem = name.removesuffix(".json")
     conversation.handoff_files.append((handoff_number(stem), path))
     loaded = parse(path, Format.JSON, content, index.config.limits)
-    if loaded.ok and isinstance(loaded.data, dict):
-        # Taken as clean: the conversation is then judged in full, which keeps more of
-        # the change's findings, never fewer.
-        conversation.handoffs.append(handoff_from(path, stem, loaded.data, True))
-    else:
-        conversation.broken.add(path)
+    if not loaded.ok or not isinstance(loaded.data, dict):
+        return False
+    # Taken as clean: the conversation is then judged in full, which keeps more of the
+    # change's findings, never fewer.
+    conversation.handoffs.append(handoff_from(path, stem, loaded.data, True))
+    return True
 
 
 def restore(
@@ -72,6 +73,7 @@ def restore(
     conversations = facts_of(index).conversations
     by_folder = {c.folder: c for c in conversations.values()}
     touched: dict[str, Conversation] = {}
+    unjudged: set[str] = set()
     for path, content in sorted(merged.items()):
         folder, _, name = path.rpartition("/")
         home, _, handoffs = folder.rpartition("/")
@@ -79,7 +81,10 @@ def restore(
             continue
         if home not in touched:
             touched[home] = _copy(by_folder[home])
-        _put_back(touched[home], path, content, index)
+        if not _put_back(touched[home], path, content, index):
+            unjudged.add(home)
+    for home in unjudged:  # a merged handoff that does not parse: the change's findings stay
+        del touched[home]
     if not touched:
         return None
     view = RepoIndex(
