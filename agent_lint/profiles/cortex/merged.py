@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 
+from agent_lint.frozen import replace
 from agent_lint.index import RepoIndex
 from agent_lint.kinds import Format
 from agent_lint.loading import parse
@@ -87,16 +88,7 @@ def restore(
         del touched[home]
     if not touched:
         return None
-    view = RepoIndex(
-        root=index.root,
-        agent_prefix=index.agent_prefix,
-        config=index.config,
-        fs=index.fs,
-        history=index.history,
-        profile=index.profile,
-        notes_by_folder=index.notes_by_folder,
-        unlisted=index.unlisted,
-    )
+    view = replace(index, stores={})  # the same facts, with the Cortex facts of its own
     facts_of(view).conversations.update((c.name, c) for c in touched.values())
     found = tuple(d for check in checks for d in check.run(view))
     codes = frozenset(code for check in checks for code in check.codes)
