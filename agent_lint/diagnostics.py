@@ -96,8 +96,10 @@ class Diagnostic(NamedTuple):
     whether the position is the member's ``key`` or its ``value``. Line and
     column are 1-based and filled in by :mod:`agent_lint.positions` for files
     that have findings. ``key``, when set, stands for the message in
-    fingerprints (see :mod:`agent_lint.baseline`). A named tuple: a run makes
-    one per finding, and sends them between its processes.
+    fingerprints (see :mod:`agent_lint.baseline`). ``unsafe_fixable`` tells a
+    run without ``--unsafe-fixes`` that ``--fix --unsafe-fixes`` has a write
+    planned that resolves the finding. A named tuple: a run makes one per
+    finding, and sends them between its processes.
     """
 
     code: str
@@ -113,6 +115,7 @@ class Diagnostic(NamedTuple):
     end_column: int | None = None
     fixable: bool = False
     key: str = ""
+    unsafe_fixable: bool = False
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """Order by path, line, column, code (then message for stability)."""

@@ -386,7 +386,8 @@ def _lint_target(
         shown = configured(diagnostic, rules)
         if shown is None:
             continue
-        if unsafe_fixes and rule_for(shown.code).fix is Fix.UNSAFE:
+        if rule_for(shown.code).fix is Fix.UNSAFE:
+            # Planned as --unsafe-fixes would plan it; without that flag, told as a hint.
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     kept_findings = without_covered(kept_findings)
@@ -408,7 +409,9 @@ def _lint_target(
             d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
         ]
     if fs.on_disk and any(d.fixable for d in kept_findings):
-        kept_findings = _fixable_as_planned(kept_findings, index, unsafe_fixes, roots)
+        kept_findings = _fixable_as_planned(kept_findings, index, True, roots)
+    if not unsafe_fixes:
+        kept_findings = [_unsafe_as_hint(d) for d in kept_findings]
     places = (stored, digests) if stored is not None else None
     result.diagnostics = sorted(
         _locate(kept_findings, formats if positions else {}, limits, fs, places, root_prefix),
@@ -957,6 +960,14 @@ def _merge_base_findings(
 def fix_allowed(edit: fixer.Edit, roots: Sequence[Path]) -> bool:
     """Whether ``--fix`` writes ``edit`` in a run limited to ``roots`` (``--fix PATH``)."""
     return not roots or any(_within(edit.root / edit.path, limit) for limit in roots)
+
+
+def _unsafe_as_hint(diagnostic: Diagnostic) -> Diagnostic:
+    """A finding only ``--fix --unsafe-fixes`` resolves, as a run without that flag shows it:
+    not fixable by this run's ``--fix``, ``unsafe_fixable`` when a write is planned for it."""
+    if not diagnostic.fixable or rule_for(diagnostic.code).fix is not Fix.UNSAFE:
+        return diagnostic
+    return diagnostic._replace(fixable=False, unsafe_fixable=True)
 
 
 def _fixable_as_planned(

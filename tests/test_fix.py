@@ -254,6 +254,31 @@ def test_fixable_marks_in_json_and_sarif(capsys):
     assert lines and all(line.endswith("[fixable with agent-lint --fix]") for line in lines)
 
 
+def _footer(capsys) -> str:
+    return capsys.readouterr().out.strip().splitlines()[-1]
+
+
+def test_the_footer_promises_unsafe_fixes_only_where_a_write_is_planned(tmp_path, capsys):
+    repo = copy_of(FIXTURES / "fix" / "unsafe-meta" / "before", tmp_path)
+    main([str(repo), "--no-color"])
+    assert _footer(capsys).endswith("; 4 more with `agent-lint --fix --unsafe-fixes`.")
+    main([str(repo), "--no-color", "--unsafe-fixes"])
+    assert _footer(capsys).endswith("; 4 fixable with `agent-lint --fix`.")
+    # One meta.json as a link: --fix never writes through it, so its 3 findings get no
+    # promise, with or without --unsafe-fixes; the other conversation's finding keeps it.
+    meta = repo / ".agent/conversations/C-payments-refactor/meta.json"
+    meta.rename(meta.with_name("meta.real"))
+    meta.symlink_to("meta.real")
+    main([str(repo), "--no-color"])
+    out = capsys.readouterr().out
+    assert out.count("(--fix cannot write .agent/conversations/C-payments-refactor/meta.json") == 3
+    assert out.splitlines()[-1].endswith("; 1 more with `agent-lint --fix --unsafe-fixes`.")
+    main([str(repo), "--no-color", "--unsafe-fixes"])
+    out = capsys.readouterr().out
+    assert out.count("(--fix cannot write .agent/conversations/C-payments-refactor/meta.json") == 3
+    assert out.splitlines()[-1].endswith("; 1 fixable with `agent-lint --fix`.")
+
+
 def _typo(record: dict) -> str:
     record["checksum"] = "sha256:0" + record["checksum"][8:]
     return record["checksum"]

@@ -13,7 +13,7 @@ import os
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from agent_lint.diagnostics import Diagnostic, Fix, Severity
+from agent_lint.diagnostics import Diagnostic, Severity
 from agent_lint.escaping.workflow import inert
 from agent_lint.result import LintResult
 from agent_lint.rules import rule_for
@@ -117,9 +117,7 @@ def summary(result: LintResult) -> str:
     if result.infos:
         parts.append(f"{result.infos} info")
     fixable = sum(1 for d in result.diagnostics if d.fixable)
-    hidden = sum(
-        1 for d in result.diagnostics if not d.fixable and rule_for(d.code).fix is Fix.UNSAFE
-    )
+    hidden = sum(1 for d in result.diagnostics if d.unsafe_fixable)
     tail = f"; {fixable} fixable with `agent-lint --fix`" if fixable else ""
     if hidden:
         tail += f"; {hidden} more with `agent-lint --fix --unsafe-fixes`"
