@@ -6,7 +6,7 @@ import os
 
 import pytest
 from conftest import codes
-from records import conversation, decision, mission
+from records import conversation, decision, mission, waitpoint
 
 
 def only(result, prefix="AL3"):
@@ -177,6 +177,46 @@ def test_index_entries(lint_tree):
         ("AL304", "/decisions/2/path"),
         ("AL304", "/decisions/3"),
     ]
+
+
+def _waitpoint_listed(written: str, listed: str) -> dict:
+    entry = {
+        "waitpoint_id": "WP-001",
+        "path": ".agent/waitpoints/WP-001.json",
+        "status": "pending",
+        "owner_workflow": "/mission",
+        "gate_action": "architecture",
+        "resource_ref": "proposal:docs/design.md",
+        "decision_id": listed,
+        "updated_at": "2026-11-02T10:00:00Z",
+    }
+    return {
+        "decisions/D-004.json": decision(decision_id="D-004"),
+        "waitpoints/WP-001.json": waitpoint(decision_id=written),
+        "waitpoints/index.json": {"waitpoints": [entry]},
+    }
+
+
+def test_an_id_mistyped_in_a_record_its_index_has_right_is_one_finding(lint_tree):
+    found = lint_tree(_waitpoint_listed("D-0004", "D-004")).diagnostics
+    assert [(d.code, d.path, d.pointer) for d in found] == [
+        ("AL301", ".agent/waitpoints/WP-001.json", "/decision_id")
+    ]
+    assert found[0].message.endswith('did you mean "D-004"?')
+    # Mistyped in the index instead: the index entry disagrees with its record.
+    [wrong] = lint_tree(_waitpoint_listed("D-004", "D-0004")).diagnostics
+    assert (wrong.code, wrong.path, wrong.pointer) == (
+        "AL305", ".agent/waitpoints/index.json", "/waitpoints/0/decision_id"
+    )  # fmt: skip
+    # Both name nothing: each is wrong on its own.
+    both = lint_tree(_waitpoint_listed("D-0004", "D-0005")).diagnostics
+    assert sorted(d.code for d in both) == ["AL301", "AL305"]
+
+
+def test_an_index_disagreement_stands_when_the_records_typo_is_not_reported(lint_tree):
+    config = '[per-file-ignores]\n"*/WP-001.json" = ["AL301"]\n'
+    found = lint_tree(_waitpoint_listed("D-0004", "D-004"), config=config).diagnostics
+    assert [d.code for d in found] == ["AL305"]
 
 
 def test_record_missing_from_index(lint_tree):

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.frozen import record
 from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
-from agent_lint.jsontext import clip, quote
+from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.kinds import NameRule
 from agent_lint.profile import Profile
-from agent_lint.validators.references import Absent
+from agent_lint.selection import is_selected
+from agent_lint.validators.references import DANGLING_REFERENCE, Absent, resolver_of
 from agent_lint.validators.schema import MISSING_FIELD
 
 UNRESOLVED_ENTRY = Rule(
@@ -109,6 +110,46 @@ def check_indexes(index: RepoIndex) -> Iterator[Diagnostic]:
         yield diagnostic
 
 
+class _RecordTypos:
+    """Tells an index entry that disagrees with its record because the record mistyped an id.
+
+    ``"decision_id": "D-0004"`` in a waitpoint whose index entry has ``"D-004"`` is one
+    fact: the record's reference dangles (AL301, with its "did you mean"), and the
+    index, which names an existing record, is right. The record's references are
+    looked up by place only when an entry disagrees (rarely), once per run.
+    """
+
+    def __init__(self, index: RepoIndex) -> None:
+        self.index = index
+        self._by_place: dict[tuple[str, str], tuple[str, str]] | None = None
+
+    def in_record(self, record: ListedRecord, name: str, listed: object) -> bool:
+        """Whether ``record``'s value of the index field ``name`` is a reference that
+        names nothing (and AL301 reports it there) while the index's ``listed`` value
+        names a record."""
+        index = self.index
+        assert index.profile is not None
+        listing = index.profile.index_of(record.kind)
+        steps = dict(listing.index.fields).get(name) if listing and listing.index else None
+        if not steps or not isinstance(listed, str):
+            return False
+        if self._by_place is None:
+            self._by_place = {(r.path, r.pointer): (r.namespace, r.scope) for r in index.references}
+        pointer = "".join(f"/{escape_token(step)}" for step in steps)
+        where = self._by_place.get((record.path, pointer))
+        if where is None or not is_selected(DANGLING_REFERENCE.code, index.config, record.path):
+            return False
+        if index.config.partial and where[1] == "":
+            return False  # AL301 sums such references up as records maybe not committed
+        resolver = resolver_of(index)
+        written = dict(record.values)[name]
+        return (
+            isinstance(written, str)
+            and not resolver.exists(*where, written)
+            and resolver.exists(*where, listed)
+        )
+
+
 def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     assert index.profile is not None
     profile = index.profile
@@ -118,6 +159,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     listed: dict[str, set[str]] = defaultdict(set)
     listed_ids: dict[str, set[str]] = defaultdict(set)  # the ids each index lists
     absent = Absent()
+    typos = _RecordTypos(index)
     if index.config.strict:
         yield from _strict_fields(index.index_entries)
     for entry in index.index_entries:
@@ -169,6 +211,8 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         values = dict(record.values)
         for name, value in entry.fields:
             if name in values and values[name] != value:
+                if typos.in_record(record, name, value):
+                    continue  # the record's AL301 is the finding: the index has it right
                 yield INDEX_FIELD_MISMATCH.at(
                     entry.path,
                     f"{name} {_show(value)} disagrees with {target}, which has "
