@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+from conftest import codes
 from conversation import edited, rehash, tree
 from records import handoff
 
@@ -119,6 +120,18 @@ def test_turn_gap_and_duplicates(lint_tree):
     del files["conversations/C-1/turns/0002.yaml"]
     files["conversations/C-1/turns/0003.yml"] = "turn: 3\n"
     assert [c for c, _ in found(lint_tree(files), ("AL409",))] == ["AL409", "AL409"]
+
+
+def test_a_turn_file_misnamed_is_its_own_finding_only(lint_tree):
+    files = tree(handoffs=1, turns=2)
+    files["conversations/C-1/turns/0009.yaml"] = files.pop("conversations/C-1/turns/0002.yaml")
+    result = lint_tree(files)
+    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [
+        ("AL202", "0009.yaml")
+    ]  # not a gap from 0002 to 0008, nor meta.json and state.json behind turn 9
+    # A number the turn records that another file is named for: the name stands.
+    files["conversations/C-1/turns/0002.yaml"] = files["conversations/C-1/turns/0009.yaml"]
+    assert sorted(codes(lint_tree(files))) == ["AL202", "AL409", "AL410", "AL410", "AL503"]
 
 
 def test_turn_count_and_latest_turn(lint_tree):

@@ -183,7 +183,7 @@ class CortexCollector:
             )
         elif kind == "turn" and (number := turn_number(groups["stem"])) is not None:
             yield ConversationRecord(
-                name, folder, turn=Turn(number, ctx.path, data.get("timestamp"))
+                name, folder, turn=Turn(number, ctx.path, data.get("timestamp"), _integer(data))
             )
         elif kind == "conversation":
             meta = {
@@ -219,6 +219,12 @@ class CortexCollector:
             )
         elif isinstance(fact, RelationsSide):
             store.relations[fact.conversation][fact.side] = (fact.path, fact.relations)
+
+
+def _integer(turn: dict[str, Any]) -> int | None:
+    """The ``turn`` a turn file records, when it is an integer."""
+    value = turn.get("turn")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _merge_file(conversation: Conversation, fact: ConversationFile) -> None:

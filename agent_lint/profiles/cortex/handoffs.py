@@ -83,11 +83,13 @@ class Handoff(NamedTuple):
 
 
 class Turn(NamedTuple):
-    """One turn file: its number and timestamp."""
+    """One turn file: the number of its name, its timestamp, and the ``turn`` it records
+    (None when that is not an integer)."""
 
     number: int
     path: str
     timestamp: Any
+    recorded: int | None = None
 
 
 @record
@@ -119,9 +121,28 @@ class Conversation:
         ordered = self.ordered()
         return ordered[-1] if ordered else None
 
+    def numbered_turns(self) -> list[tuple[int, str]]:
+        """Each turn file's number and path: the number of its name, except for a file
+        misnamed: one that records a turn that the N files leave out of 1 to N.
+
+        ``0009.yaml`` that records ``turn: 2`` beside ``0001.yaml`` alone is turn 2 with
+        a wrong name (its AL202), not a gap from 0002 to 0008 that meta.json and
+        state.json then disagree with: one fact, one finding.
+        """
+        holes = set(range(1, len(self.turn_files) + 1))
+        holes.difference_update(number for number, _ in self.turn_files)
+        if not holes:
+            return self.turn_files
+        recorded = {turn.path: turn.recorded for turn in self.turns}
+        numbered = []
+        for number, path in self.turn_files:
+            said = recorded.get(path)
+            numbered.append((said if said is not None and said in holes else number, path))
+        return numbered
+
     def latest_turn(self) -> int | None:
-        """N: the highest turn file number, or None when there are no turn files."""
-        return max((number for number, _ in self.turn_files), default=None)
+        """N: the highest turn number (:meth:`numbered_turns`), or None without turn files."""
+        return max((number for number, _ in self.numbered_turns()), default=None)
 
     def derived_state(
         self, reported: Callable[[Handoff], bool] | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -209,7 +209,7 @@ def show(value: Any) -> str:
 
 
 def _sequence(
-    rule: Rule, files: list[tuple[int | None, str]], label: Callable[[int], str]
+    rule: Rule, files: Sequence[tuple[int | None, str]], label: Callable[[int], str]
 ) -> Iterator[Diagnostic]:
     """Numbers 1..N with no gap or duplicate, reported at the offending file."""
     numbered = sorted((n, p) for n, p in files if n is not None)
@@ -397,7 +397,8 @@ def _meta_handoffs(
 
 def _turns(conversation: Conversation) -> Iterator[Diagnostic]:
     previous = None
-    for turn in sorted(conversation.turns, key=lambda t: (t.number, t.path)):
+    numbers = dict((path, number) for number, path in conversation.numbered_turns())
+    for turn in sorted(conversation.turns, key=lambda t: (numbers.get(t.path, t.number), t.path)):
         stamp = parse_timestamp(turn.timestamp)
         if stamp is None:
             continue
@@ -444,7 +445,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         turn = conversation.latest_turn()
         yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
         yield from _sequence(
-            TURN_SEQUENCE, [(n, p) for n, p in conversation.turn_files], lambda n: f"turn {n:04d}"
+            TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
         )
         yield from _handoffs(conversation, turn)
         yield from _meta(conversation, turn, reported)
