@@ -495,6 +495,18 @@ class RepoIndex:
     stores: dict[type, object] = field(default_factory=dict, repr=False)
     unlisted: set[str] = field(default_factory=set)  # folders that could not be listed
 
+    def in_repository(self, path: str) -> str:
+        """``path``, a path a record names, as this repository holds it.
+
+        Writers name files from the root of the repository that holds ``.agent/``
+        (``.agent/decisions/D-1.json``). A store committed as its own repository (the
+        agent dir is the root; one with a ``.agent/`` folder would have been its agent
+        dir) holds that file at ``decisions/D-1.json``.
+        """
+        if not self.agent_prefix and path.startswith(".agent/"):
+            return path[len(".agent/") :]
+        return path
+
     def hides(self, path: str) -> bool:
         """Whether the repository path ``path`` lies in a folder that could not be listed."""
         return any(path == folder or path.startswith(f"{folder}/") for folder in self.unlisted)

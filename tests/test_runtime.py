@@ -30,6 +30,42 @@ def test_runtime_workspace_has_only_the_defended_findings(capsys):
 
 
 @pytest.mark.skipif(not WORKSPACE.is_dir(), reason="../shared is not present")
+def test_the_workspace_committed_as_its_own_repository_has_the_same_findings(tmp_path, capsys):
+    """The runtime names files `.agent/...`; with the agent dir as the root, they resolve."""
+    import shutil
+
+    root = tmp_path / "store"
+    shutil.copytree(WORKSPACE / ".agent", root)
+    (root / ".git").mkdir()
+    assert main([str(root), "--no-color", "--output-format", "json", "--no-cache"]) == 1
+    import json
+
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert [(d["code"], d["path"]) for d in found] == [
+        ("AL205", "decisions/approve:release-1.2.json"),
+        ("AL704", "decisions/approve:release-1.2.json"),
+        ("AL105", "decisions/index.json"),
+    ]
+
+
+def test_a_store_at_the_root_resolves_the_paths_writers_name_from_above_it(tmp_path):
+    from conftest import write_tree
+
+    from agent_lint.linter import lint_paths
+
+    root = tmp_path / "store"
+    ref = {"evidence_refs": [".agent/waitpoints/evidence.md"]}
+    write_tree(root, {"waitpoints/WP-001.json": waitpoint(**ref), "waitpoints/evidence.md": "E\n"})
+    (root / ".git").mkdir()
+    assert lint_paths([root]).diagnostics == []
+    (root / "waitpoints/evidence.md").unlink()
+    [missing] = lint_paths([root]).diagnostics
+    assert missing.code == "AL302" and missing.message.startswith(
+        'evidence_refs[] "waitpoints/evidence.md" (from ".agent/waitpoints/evidence.md")'
+    )
+
+
+@pytest.mark.skipif(not WORKSPACE.is_dir(), reason="../shared is not present")
 def test_real_world_page_shows_the_workspace_output(capsys):
     """docs/real-world.md quotes the output it defends, exactly."""
     import re

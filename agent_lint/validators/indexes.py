@@ -175,7 +175,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         assert entry.record_path is not None
         if entry.id is not None:
             listed_ids[entry.path].add(entry.id)
-        target = posixpath.normpath(entry.record_path)
+        target = posixpath.normpath(index.in_repository(entry.record_path))
         index.lookups += 1
         if target in listed[entry.path]:
             yield DUPLICATE_ENTRY.at(

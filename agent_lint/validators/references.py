@@ -404,7 +404,7 @@ class PathChecker:
             value = posixpath.join(folder, rest) if folder not in ("", ".") else rest
         if any(ch in value for ch in "*?"):
             return None
-        value = value.split("#", 1)[0]
+        value = self.index.in_repository(value.split("#", 1)[0])
         if self.index.config.strict:
             return value
         return without_note(value)
