@@ -312,6 +312,8 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
                         )
                     )
     index_file, index_size, entries = _index(ctx) if kind.index is not None else (None, None, ())
+    if not clean:
+        index_size = None  # a malformed index tells what it lists, not what it leaves out
     for collector in profile.collectors:
         extra.extend(collector.collect(ctx, clean))
     return FileFacts(

@@ -234,6 +234,20 @@ def test_record_missing_from_index(lint_tree):
     )
 
 
+def test_a_malformed_index_is_its_own_finding_not_one_per_record_it_omits(lint_tree):
+    records = {
+        "decisions/D-001.json": decision(),
+        "decisions/D-002.json": decision(decision_id="D-002"),
+    }
+    entry = _index_entry("D-001", ".agent/decisions/D-001.json")
+    misspelled = lint_tree({**records, "decisions/index.json": {"decision": [entry]}})
+    assert codes(misspelled) == ["AL102"]
+    malformed = lint_tree(
+        {**records, "decisions/index.json": {"decisions": [entry, {"D-002": "x"}]}}
+    )
+    assert "AL306" not in codes(malformed) and "AL101" in codes(malformed)
+
+
 def test_no_index_no_listing_requirement(lint_tree):
     assert lint_tree({"decisions/D-001.json": decision()}).diagnostics == []
 

@@ -50,6 +50,20 @@ def test_unknown_field_suggests_closest(lint_tree):
     assert d.pointer == "/promtp"
 
 
+def test_a_required_field_misspelled_is_its_unknown_field_alone(lint_tree):
+    record = decision()
+    record["promtp"] = record.pop("prompt")
+    [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert d.code == "AL102" and d.message.endswith('did you mean "prompt"?')
+    # Nested, and only for the field it is close to: another missing field stands.
+    record = decision(gate={"acton": "merge"})
+    found = [(d.code, d.message) for d in lint_tree({"decisions/D-001.json": record}).diagnostics]
+    assert found == [
+        ("AL101", 'missing required field "resource_ref" in gate'),
+        ("AL102", 'unknown field "acton" in gate; did you mean "action"?'),
+    ]
+
+
 def test_unknown_field_points_at_key(lint_tree):
     text = '{"schema_version": 1, "conversation_id": "C-1", "created_at": "2026-11-02T10:00:00Z",\n'
     text += ' "updated_at": "2026-11-02T10:00:00Z", "zzz": 1}'

@@ -230,6 +230,8 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         index_path = index.index_files.get(record.kind)
         if index_path is None or record.path in listed[index_path]:
             continue
+        if index_path not in index.index_sizes:
+            continue  # its own findings (a wrong key, a malformed entry) say what is wrong
         if record.id is not None and record.id in listed_ids[index_path]:
             continue  # listed at another file: a stale path (AL304) or a copy (AL203)
         listing = profile.index_of(record.kind)

@@ -168,15 +168,34 @@ def _when(issue: SchemaIssue) -> str:
     return f" when {issue.condition}" if issue.condition else ""
 
 
+def _closest(key: str, allowed: list[str]) -> str | None:
+    """The allowed field ``key`` is a likely misspelling of, if one is close enough."""
+    import difflib  # loaded for a suggestion only
+
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _misspelled(ctx: FileContext, issue: SchemaIssue) -> set[str]:
+    """The required fields that an unknown field of the same object is reported as a
+    likely misspelling of (AL102's "did you mean"): each is that finding alone."""
+    schema, instance = issue.schema, issue.instance
+    if schema.get("additionalProperties") is not False or not isinstance(instance, dict):
+        return set()
+    if ctx.kind.open_fields and not issue.path and not ctx.config.strict:
+        return set()  # unknown fields are not reported here
+    allowed = list(schema.get("properties", {}))
+    meant = (_closest(key, allowed) for key in additional_keys(instance, schema))
+    return {field for field in meant if field is not None}
+
+
 def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
     allowed = list(issue.schema.get("properties", {}))
     for key in additional_keys(issue.instance, issue.schema):
-        import difflib  # loaded for a suggestion only
-
-        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+        close = _closest(key, allowed)
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         if close:
-            hint = f'; did you mean "{close[0]}"?'
+            hint = f'; did you mean "{close}"?'
         elif len(allowed) <= 8:
             hint = "; allowed fields: " + ", ".join(allowed)
         else:
@@ -339,9 +358,12 @@ def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
             # Each missing field comes as its own issue carrying the whole list;
             # check_schema drops the repeats.
             where = f" in {clip(field_name(issue.path))}" if issue.path else ""
+            misspelled = _misspelled(ctx, issue)
             for missing in issue.expected:
                 if not isinstance(issue.instance, dict) or missing in issue.instance:
                     continue
+                if missing in misspelled:
+                    continue  # 'unknown field "decision"; did you mean "decisions"?' says it
                 yield MISSING_FIELD.at(
                     ctx.path,
                     f'missing required field "{missing}"{where}{_when(issue)}',
