@@ -54,6 +54,15 @@ def test_duplicate_id_in_repo_scope(lint_tree):
     assert "already used by .agent/decisions/D-001.json" in d.message
 
 
+def test_a_copy_under_a_name_its_id_does_not_match_is_its_duplicate_id_alone(lint_tree):
+    files = {"decisions/D-001.json": decision(), "decisions/D-002.json": decision()}
+    [d] = lint_tree(files).diagnostics  # not also AL202 "or rename the file to D-001.json"
+    assert (d.code, d.path, d.pointer) == ("AL203", ".agent/decisions/D-002.json", "/decision_id")
+    config = 'ignore = ["AL203"]\n'
+    [d] = lint_tree(files, config=config).diagnostics
+    assert d.code == "AL202"
+
+
 def test_conversation_handoff_ids_are_scoped_to_their_conversation(lint_tree):
     handoff = {"handoff_id": "H-001"}
     files = {
