@@ -122,6 +122,14 @@ def test_turn_gap_and_duplicates(lint_tree):
     assert [c for c, _ in found(lint_tree(files), ("AL409",))] == ["AL409", "AL409"]
 
 
+def test_two_swapped_handoff_files_are_their_two_wrong_ids(lint_tree):
+    files = tree(handoffs=3)
+    first, second = "conversations/C-1/handoffs/H-001.json", "conversations/C-1/handoffs/H-002.json"
+    files[first], files[second] = files[second], files[first]
+    found = [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_tree(files).diagnostics]
+    assert found == [("AL202", "H-001.json"), ("AL202", "H-002.json")]
+
+
 def test_a_turn_file_misnamed_is_its_own_finding_only(lint_tree):
     files = tree(handoffs=1, turns=2)
     files["conversations/C-1/turns/0009.yaml"] = files.pop("conversations/C-1/turns/0002.yaml")

@@ -271,7 +271,9 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
                 line=1,
                 column=1,
             )
-        if previous is not None:
+        if previous is not None and previous.clean:
+            # A handoff with findings of its own (a wrong id, a schema error) judges no
+            # other: two swapped files are their two AL202s, not a broken chain too.
             yield from _pair(previous, handoff)
         previous = handoff
 
