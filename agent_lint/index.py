@@ -312,8 +312,6 @@ def file_facts(profile: Profile, ctx: FileContext, clean: bool = True) -> FileFa
                         )
                     )
     index_file, index_size, entries = _index(ctx) if kind.index is not None else (None, None, ())
-    if not clean:
-        index_size = None  # a malformed index tells what it lists, not what it leaves out
     for collector in profile.collectors:
         extra.extend(collector.collect(ctx, clean))
     return FileFacts(
@@ -377,7 +375,12 @@ def _is_id(value: Any, kind: Kind) -> bool:
 def _index(
     ctx: FileContext,
 ) -> tuple[tuple[str, str] | None, int | None, tuple[IndexEntry, ...]]:
-    """An index file's entries: an array of entries, or an object keyed by id."""
+    """An index file's entries: an array of entries, or an object keyed by id.
+
+    Its size is None when it is no listing to judge omissions by: the array is
+    missing or not one, or an entry names neither an id nor a path (which record
+    it meant is unknown; its own findings say what is wrong).
+    """
     spec = ctx.kind.index
     if spec is None:
         return None, None, ()
@@ -391,11 +394,14 @@ def _index(
     else:
         return owner, None, ()
     found = []
+    readable = True
     for pointer, key, entry in items:
         if not isinstance(entry, dict):
+            readable = False
             continue
         record_id = key if key is not None else entry.get(spec.id_field)
         record_path = entry.get("path")
+        readable = readable and (isinstance(record_id, str) or isinstance(record_path, str))
         repeated = tuple((name, _shared(entry[name])) for name, _ in spec.fields if name in entry)
         found.append(
             IndexEntry(
@@ -408,7 +414,7 @@ def _index(
                 tuple(name for name in spec.strict_required if name not in entry),
             )
         )
-    return owner, len(items), tuple(found)
+    return owner, len(items) if readable else None, tuple(found)
 
 
 def _listed(profile: Profile, ctx: FileContext, clean: bool) -> ListedRecord | None:

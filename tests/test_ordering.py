@@ -115,6 +115,46 @@ def test_every_handoff_has_a_note(lint_tree):
     assert found(lint_tree(files)) == [("AL408", "H-001.json has no note H-001.md beside it")]
 
 
+def test_a_missing_note_its_handoff_names_is_one_finding_at_that_name(lint_tree):
+    from records import handoff as project_handoff
+
+    name = "H-20261102-100000-ship"
+    note = f".agent/handoffs/{name}.md"
+    record = project_handoff(name, "2026-11-02T10:00:00Z")
+    record["artifacts"]["markdown_ref"] = note
+    record["stray"] = 1  # a finding of its own: the note is still the note's one finding
+    result = lint_tree({f"handoffs/{name}.json": record})
+    found = sorted((d.code, d.pointer, d.message) for d in result.diagnostics)
+    assert found == [
+        ("AL102", "/stray", 'unknown field "stray"; see the project handoff schema for the '
+                            "allowed fields"),
+        ("AL408", "/artifacts/markdown_ref", f"{name}.json has no note {name}.md beside it "
+                                             "(artifacts.markdown_ref names it)"),
+    ]  # fmt: skip
+    # Not beside it: the path is wrong on its own (AL302), and never "did you mean" the
+    # handoff file itself; the note is missing where the protocol puts it.
+    record["artifacts"]["markdown_ref"] = f".agent/notes/{name}.md"
+    found = sorted(
+        (d.code, d.message) for d in lint_tree({f"handoffs/{name}.json": record}).diagnostics
+    )
+    assert [code for code, _ in found] == ["AL102", "AL302", "AL408"]
+    assert found[2][1] == (
+        f"{name}.json has no note 20261102-100000-ship.md or {name}.md beside it"
+    )
+
+
+def test_a_missing_path_is_never_said_to_mean_the_record_that_names_it():
+    from agent_lint.index import RepoIndex
+    from agent_lint.validators.references import elsewhere
+
+    index = RepoIndex()
+    stem = ".agent/handoffs/H-20261102-143000-ms-001-done"
+    handoff, note = f"{stem}.json", f"{stem}.md"
+    index.file_names["H-20261102-143000-ms-001-done.json"].append(handoff)
+    assert elsewhere(index, note, referrer=handoff) is None
+    assert elsewhere(index, note, referrer=".agent/decisions/D-1.json") == handoff
+
+
 def test_turn_gap_and_duplicates(lint_tree):
     files = tree(handoffs=1, turns=4)
     del files["conversations/C-1/turns/0002.yaml"]

@@ -231,7 +231,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         if index_path is None or record.path in listed[index_path]:
             continue
         if index_path not in index.index_sizes:
-            continue  # its own findings (a wrong key, a malformed entry) say what is wrong
+            continue  # no listing (a wrong key, an unreadable entry): its findings say so
         if record.id is not None and record.id in listed_ids[index_path]:
             continue  # listed at another file: a stale path (AL304) or a copy (AL203)
         listing = profile.index_of(record.kind)

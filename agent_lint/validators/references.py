@@ -510,15 +510,17 @@ def elsewhere(index: RepoIndex, path: str, referrer: str = "") -> str | None:
             for candidate in candidates:
                 folders[posixpath.dirname(candidate)].append(posixpath.basename(candidate))
         lookups.folders = folders
+    folder = posixpath.dirname(path)
     siblings = [
         sibling
-        for sibling in lookups.folders.get(posixpath.dirname(path), [])
-        if not _other_number(sibling, name)  # D-002.json is another record, not a typo
+        for sibling in lookups.folders.get(folder, [])
+        # D-002.json is another record, not a typo; nor is the record that names the path.
+        if not _other_number(sibling, name) and posixpath.join(folder, sibling) != referrer
     ]
     import difflib  # loaded for a suggestion only
 
     close = difflib.get_close_matches(name, siblings, n=1, cutoff=0.8)
-    return posixpath.join(posixpath.dirname(path), close[0]) if close else None
+    return posixpath.join(folder, close[0]) if close else None
 
 
 def in_history(

@@ -23,6 +23,7 @@ from agent_lint.profiles.cortex.handoffs import (
     Turn,
     handoff_from,
     handoff_number,
+    note_ref,
     turn_number,
 )
 
@@ -164,6 +165,7 @@ class CortexCollector:
                 data.get("produced_at"),
                 groups.get("mission"),
                 data.get("mission_id"),
+                note_ref(data),
             )
             return
         if kind == "decision":

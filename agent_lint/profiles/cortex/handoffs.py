@@ -36,6 +36,7 @@ class Handoff(NamedTuple):
     checksum_error: str | None
     context_turn: Any
     clean: bool = True
+    note_ref: Any = None  # artifacts.markdown_ref: where it says its note is
 
     @property
     def unverified(self) -> bool:
@@ -206,7 +207,13 @@ def handoff_from(path: str, stem: str, data: dict[str, Any], clean: bool) -> Han
         checksum_error=error,
         context_turn=_dict(data.get("context_pointer")).get("latest_turn"),
         clean=clean,
+        note_ref=note_ref(data),
     )
+
+
+def note_ref(data: dict[str, Any]) -> Any:
+    """A handoff's ``artifacts.markdown_ref``: where it says its Markdown note is."""
+    return _dict(data.get("artifacts")).get("markdown_ref")
 
 
 def handoff_number(stem: str) -> int | None:
@@ -238,3 +245,4 @@ class TimedHandoff(NamedTuple):
     produced_at: Any
     mission: str | None
     mission_id: Any
+    note_ref: Any = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
@@ -100,6 +101,7 @@ MISSING_NOTE = Rule(
     "review the note.",
     "handoffs/H-002.json alone",
     "handoffs/H-002.json and handoffs/H-002.md",
+    covers=("AL302",),  # at artifacts.markdown_ref when that names the missing note
 )
 TURN_SEQUENCE = Rule(
     "AL409",
@@ -241,7 +243,9 @@ def _sequence(
         expected = number + 1
 
 
-def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnostic]:
+def _handoffs(
+    index: RepoIndex, conversation: Conversation, turn: int | None
+) -> Iterator[Diagnostic]:
     previous: Handoff | None = None
     for handoff in conversation.ordered():
         if handoff.number < 0:
@@ -265,17 +269,33 @@ def _handoffs(conversation: Conversation, turn: int | None) -> Iterator[Diagnost
             )
         stem = file_name(handoff.path).removesuffix(".json")
         if stem not in conversation.notes:
-            yield MISSING_NOTE.at(
-                handoff.path,
-                f"{file_name(handoff.path)} has no note {stem}.md beside it",
-                line=1,
-                column=1,
-            )
+            yield _missing_note(index, handoff.path, handoff.note_ref, (f"{stem}.md",))
         if previous is not None and previous.clean:
             # A handoff with findings of its own (a wrong id, a schema error) judges no
             # other: two swapped files are their two AL202s, not a broken chain too.
             yield from _pair(previous, handoff)
         previous = handoff
+
+
+def _missing_note(index: RepoIndex, path: str, note_ref: Any, names: tuple[str, ...]) -> Diagnostic:
+    """AL408 for the handoff at ``path``, whose note (one of ``names`` beside it) is missing.
+
+    Where its ``artifacts.markdown_ref`` names that note, the finding is there: the
+    path that does not exist is this fact too (its AL302 is covered).
+    """
+    folder, _, name = path.rpartition("/")
+    if isinstance(note_ref, str):
+        named = posixpath.normpath(index.in_repository(note_ref.split("#", 1)[0]))
+        if posixpath.dirname(named) == folder and posixpath.basename(named) in names:
+            return MISSING_NOTE.at(
+                path,
+                f"{name} has no note {posixpath.basename(named)} beside it "
+                "(artifacts.markdown_ref names it)",
+                pointer="/artifacts/markdown_ref",
+            )
+    return MISSING_NOTE.at(
+        path, f"{name} has no note {' or '.join(names)} beside it", line=1, column=1
+    )
 
 
 def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
@@ -449,7 +469,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         yield from _sequence(
             TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
         )
-        yield from _handoffs(conversation, turn)
+        yield from _handoffs(index, conversation, turn)
         yield from _meta(conversation, turn, reported)
         yield from _turns(conversation)
         yield from _resume(conversation)
@@ -488,12 +508,8 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     for handoff in sorted(cortex.timed_handoffs, key=lambda h: h.path):
         if not _note_of(index, handoff.path):
             stem = file_name(handoff.path).removesuffix(".json")
-            yield MISSING_NOTE.at(
-                handoff.path,
-                f"{file_name(handoff.path)} has no note {stem.removeprefix('H-')}.md beside it",
-                line=1,
-                column=1,
-            )
+            names = dict.fromkeys((f"{stem.removeprefix('H-')}.md", f"{stem}.md"))
+            yield _missing_note(index, handoff.path, handoff.note_ref, tuple(names))
         if (
             handoff.mission is not None
             and isinstance(handoff.mission_id, str)
