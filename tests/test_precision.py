@@ -281,3 +281,41 @@ def test_a_copied_record_is_one_finding_on_the_copy(tmp_path):
     found = [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_paths([repo]).diagnostics]
     # Not also AL306: the index lists D-003, at the original.
     assert found == [("AL203", "D-003-copy.json")]
+
+
+def _renamed(tmp_path: Path, old: str, new: str) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent" / old).rename(repo / ".agent" / new)
+    return repo
+
+
+def test_a_renamed_mission_folder_is_its_mission_id_finding_alone(tmp_path):
+    repo = _renamed(tmp_path, "missions/M-001", "missions/M-001-payments")
+    [d] = lint_paths([repo]).diagnostics
+    assert (d.code, d.path) == ("AL202", ".agent/missions/M-001-payments/mission.json")
+    assert d.message.endswith("or rename the folder to M-001)")
+    # AL202 turned off for it: what the rename broke is reported again.
+    (repo / ".agent-lint.toml").write_text('[per-file-ignores]\n"**/mission.json" = ["AL202"]\n')
+    found = {d.code for d in lint_paths([repo]).diagnostics}
+    assert found == {"AL302", "AL314", "AL415"}
+
+
+def test_a_renamed_conversation_folder_is_its_id_finding_and_fix_keeps_the_id(tmp_path):
+    from agent_lint.cli import main
+
+    repo = _renamed(tmp_path, "conversations/C-payments-refactor", "conversations/C-payments")
+    [d] = lint_paths([repo]).diagnostics
+    assert (d.code, d.path) == ("AL202", ".agent/conversations/C-payments/meta.json")
+    state = repo / ".agent/conversations/C-payments/handoffs/state.json"
+    before = state.read_bytes()
+    assert main([str(repo), "--fix", "--quiet", "--no-cache"]) == 1
+    assert state.read_bytes() == before  # --fix does not adopt the rename into state.json
+
+
+def test_a_folder_beside_the_one_its_id_names_is_no_rename(tmp_path):
+    repo = _renamed(tmp_path, "missions/M-001", "missions/M-001-payments")
+    shutil.copytree(repo / ".agent/missions/M-001-payments", repo / ".agent/missions/M-001")
+    found = [(d.code, d.path) for d in lint_paths([repo]).diagnostics]
+    assert ("AL202", ".agent/missions/M-001-payments/mission.json") in found
+    assert "AL415" in {code for code, _ in found}  # its files still name another mission

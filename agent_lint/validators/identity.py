@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from agent_lint.diagnostics import Diagnostic, Rule
+from agent_lint.frozen import record
 from agent_lint.index import FileContext, Identity, RepoIndex
 from agent_lint.jsontext import INTEGER, clip, quote
 from agent_lint.kinds import Kind, NameRule, shown, whole
 from agent_lint.profile import Profile
+from agent_lint.selection import is_selected
 
 INVALID_ID = Rule(
     "AL201",
@@ -216,6 +219,49 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
                     f"{shown(sub.pattern)}",
                     pointer=f"/{sub.array}/{position}/{sub.id_field}",
                 )
+
+
+@record
+class _Renamed:
+    """The run's renamed record folders, found once (:func:`renamed_folders`)."""
+
+    folders: dict[str, str] | None = None
+
+
+def renamed_folders(index: RepoIndex) -> dict[str, str]:
+    """Record folders renamed away from the id their record carries: each folder's
+    repository path, with the path of the folder its id names.
+
+    ``missions/M-001-payments/`` whose ``mission.json`` says ``M-001``, with no
+    ``missions/M-001/`` beside it, is one fact, its AL202 ("or rename the folder to
+    M-001"): the paths into ``missions/M-001/`` the records still name, and the
+    files inside that name ``M-001``, are consequences of it, not findings of their
+    own. Only a record whose id is well formed counts, and only while AL202 is
+    reported on it (a covering rule turned off covers nothing).
+    """
+    found = index.store(_Renamed)
+    if found.folders is not None:
+        return found.folders
+    found.folders = {}
+    profile = index.profile
+    prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    for identity in index.identities:
+        match = profile.classify(identity.path.removeprefix(prefix)) if profile else None
+        kind = match.kind if match is not None else None
+        if kind is None or kind.name_rule is not NameRule.DIR or not kind.folder:
+            continue
+        assert match is not None
+        folder, name = posixpath.dirname(identity.path), match.groups.get(kind.folder)
+        if identity.pointer != f"/{kind.id_field}" or posixpath.basename(folder) != name:
+            continue
+        if identity.id == name or not (kind.id_pattern and kind.id_pattern.match(identity.id)):
+            continue
+        named = posixpath.join(posixpath.dirname(folder), identity.id)
+        if any(path.startswith(f"{named}/") for path in index.walked):
+            continue  # that folder exists: a copy or a clash, not a rename
+        if is_selected(ID_NAME_MISMATCH.code, index.config, identity.path):
+            found.folders[folder] = named
+    return found.folders
 
 
 def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:

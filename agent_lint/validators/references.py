@@ -593,6 +593,17 @@ def _candidates(
         )
 
 
+def in_renamed_folder(checker: PathChecker, path: str) -> bool:
+    """Whether ``path`` names a file in the folder its record's id names, which the folder
+    holds under its new name (:func:`~agent_lint.validators.identity.renamed_folders`)."""
+    from agent_lint.validators.identity import renamed_folders
+
+    for folder, named in renamed_folders(checker.index).items():
+        if path.startswith(f"{named}/") and checker.problem(folder + path[len(named) :]) is None:
+            return True
+    return False
+
+
 def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
     """Path references exist inside the repository (AL302, AL303)."""
     checker = path_checker_of(index)
@@ -617,6 +628,8 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             if problem != "missing":
                 yield path_diagnostic(problem, ref.path, shown, pointer=ref.pointer)
                 break
+            if in_renamed_folder(checker, posixpath.normpath(candidate)):
+                continue  # the folder's rename is its record's AL202
             meant = elsewhere(index, posixpath.normpath(candidate), ref.path)
             hint = f'; did you mean "{meant}"?' if meant else ""
             finding = path_diagnostic(problem, ref.path, shown, pointer=ref.pointer, hint=hint)

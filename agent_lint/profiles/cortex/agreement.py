@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
@@ -11,6 +11,7 @@ from agent_lint.jsontext import clip, dumps
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, file_name
 from agent_lint.selection import is_selected
+from agent_lint.validators.identity import renamed_folders
 
 CHECKSUM_MISMATCH = Rule(
     "AL501",
@@ -123,8 +124,12 @@ def has_checksum(handoff: Handoff, lenient: bool) -> str:
     return f"{file_name(handoff.path)} has"
 
 
-def _state(conversation: Conversation, reported: Callable[[Handoff], bool]) -> Iterator[Diagnostic]:
-    expected = conversation.derived_state(reported)
+def _state(
+    conversation: Conversation,
+    reported: Callable[[Handoff], bool],
+    renamed: Mapping[str, str],
+) -> Iterator[Diagnostic]:
+    expected = conversation.derived_state(reported, renamed)
     latest = conversation.latest()
     if expected is None or latest is None:
         return
@@ -141,7 +146,9 @@ def _state(conversation: Conversation, reported: Callable[[Handoff], bool]) -> I
     if state is None or path is None:
         return  # state.json exists but did not parse: AL001 says so
     source = {
-        "conversation_id": f"the conversation folder is {conversation.name}",
+        "conversation_id": f"the conversation folder is {conversation.own_id(renamed)}"
+        if conversation.folder not in renamed
+        else f"the conversation is {conversation.own_id(renamed)}",
         "latest_handoff_id": f"the latest handoff is {latest.id}",
         "active_agent": f"{latest.id} hands the conversation to",
         "latest_turn": "the latest turn is",
@@ -200,8 +207,9 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
     """Handoff checksums, state.json and meta.json agree with the latest handoff."""
     conversations = facts_of(index).conversations
     reported = checksum_reported(index)
+    renamed = renamed_folders(index)
     for name in sorted(conversations):
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)
-        yield from _state(conversation, reported)
+        yield from _state(conversation, reported, renamed)
         yield from _meta(conversation, reported)

@@ -24,12 +24,13 @@ from agent_lint.jsonedit import EditError
 from agent_lint.profiles.cortex.agreement import checksum_reported
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff
+from agent_lint.validators.identity import renamed_folders
 
 _Plan = Edit | Blocked | None
 
 
 def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    derived = conversation.derived_state(checksum_reported(index))
+    derived = conversation.derived_state(checksum_reported(index), renamed_folders(index))
     latest = conversation.latest()
     if derived is None or latest is None:
         return None

@@ -6,7 +6,7 @@ from these small records; no parsed document is kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
@@ -145,15 +145,27 @@ class Conversation:
         """N: the highest turn number (:meth:`numbered_turns`), or None without turn files."""
         return max((number for number, _ in self.numbered_turns()), default=None)
 
+    def own_id(self, renamed: Mapping[str, str]) -> str:
+        """The id the conversation's records carry: its folder's name, or, for a folder
+        renamed away from the id of its ``meta.json`` (that file's AL202), that id.
+
+        ``renamed`` is :func:`~agent_lint.validators.identity.renamed_folders`.
+        """
+        named = renamed.get(self.folder)
+        return PurePosixPath(named).name if named is not None else self.name
+
     def derived_state(
-        self, reported: Callable[[Handoff], bool] | None = None
+        self,
+        reported: Callable[[Handoff], bool] | None = None,
+        renamed: Mapping[str, str] | None = None,
     ) -> dict[str, Any] | None:
         """The ``handoffs/state.json`` this conversation should have, or None.
 
         None when there is no handoff, or when a handoff file did not parse or
         has findings of its own (the latest state cannot be known). ``reported``
         tells whether AL501 is reported on a handoff (see
-        :meth:`Handoff.mirrored_checksum`); without it, never.
+        :meth:`Handoff.mirrored_checksum`); without it, never. ``renamed`` tells
+        which folders were renamed away from their id (:meth:`own_id`).
         """
         latest = self.latest()
         if latest is None or self.broken:
@@ -161,7 +173,7 @@ class Conversation:
         turn = self.latest_turn()
         held = self.state.get("checksum") if self.state is not None else None
         return {
-            "conversation_id": self.name,
+            "conversation_id": self.own_id(renamed or {}),
             "latest_handoff_id": latest.id,
             "active_agent": latest.active_agent(),
             "latest_turn": turn if turn is not None else latest.context_turn,

@@ -22,6 +22,7 @@ from agent_lint.validators.references import (
     PathChecker,
     Resolver,
     in_history,
+    in_renamed_folder,
     path_checker_of,
     path_diagnostic,
     resolver_of,
@@ -204,6 +205,8 @@ def _link_finding(
         return None
     resolved, anchor = found
     problem = checker.problem(resolved)
+    if problem == "missing" and in_renamed_folder(checker, resolved):
+        return None  # the folder's rename is its record's AL202
     if problem == "missing":
         return replace(
             _report(

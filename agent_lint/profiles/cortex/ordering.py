@@ -15,6 +15,7 @@ from agent_lint.profiles.cortex.agreement import checksum_reported, has_checksum
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, embedded_time, file_name
 from agent_lint.schemas import parse_timestamp
+from agent_lint.validators.identity import renamed_folders
 
 HANDOFF_SEQUENCE = Rule(
     "AL401",
@@ -250,10 +251,9 @@ def _handoffs(
     for handoff in conversation.ordered():
         if handoff.number < 0:
             continue
-        if (
-            isinstance(handoff.conversation_id, str)
-            and handoff.conversation_id != conversation.name
-        ):
+        if isinstance(
+            handoff.conversation_id, str
+        ) and handoff.conversation_id != conversation.own_id(renamed_folders(index)):
             yield CONVERSATION_MISMATCH.at(
                 handoff.path,
                 f"conversation_id {quote(handoff.conversation_id)} but the handoff is stored in "
@@ -490,6 +490,17 @@ def _note_of(index: RepoIndex, path: str) -> bool:
     return any(f"{folder}/{twin}" in index.notes_by_folder for twin in twins)
 
 
+def _renamed_missions(index: RepoIndex) -> dict[str, str]:
+    """Mission folder names renamed away from their mission's id, with that id: the
+    files inside that still name it are the rename's one finding (the mission's AL202)."""
+    missions = posixpath.join(index.agent_prefix, "missions")
+    return {
+        posixpath.basename(folder): posixpath.basename(named)
+        for folder, named in renamed_folders(index).items()
+        if posixpath.dirname(folder) == missions
+    }
+
+
 def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     """Project and mission handoffs: name time == produced_at, unique per folder, a note beside.
 
@@ -497,8 +508,9 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     offset) or its UTC time; ``strict = true`` accepts only UTC.
     """
     cortex = facts_of(index)
+    renamed = _renamed_missions(index)
     for path, mission, mission_id in cortex.mission_bindings:
-        if isinstance(mission_id, str) and mission_id != mission:
+        if isinstance(mission_id, str) and mission_id != renamed.get(mission, mission):
             yield MISSION_MISMATCH.at(
                 path,
                 f"mission_id {quote(mission_id)} but the file is stored under missions/{mission}/",
@@ -513,7 +525,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
         if (
             handoff.mission is not None
             and isinstance(handoff.mission_id, str)
-            and handoff.mission_id != handoff.mission
+            and handoff.mission_id != renamed.get(handoff.mission, handoff.mission)
         ):
             yield MISSION_MISMATCH.at(
                 handoff.path,
