@@ -261,3 +261,21 @@ def test_every_folder_without_metadata_is_one_finding_at_its_first_file(tmp_path
             "(expected agents/2/metadata.json with agent_id 2)",
         ),
     ]
+
+
+def test_a_renamed_conversation_folder_is_its_id_findings_and_fix_keeps_the_id(tmp_path, capsys):
+    store = tmp_path / "store"
+    shutil.copytree(ASTRION / "valid", store)
+    folders = store / ".astrion/conversations"
+    (folders / "conv_20260713_140500_003").rename(folders / "conv_20260713_140500_009")
+    before = {p: p.read_bytes() for p in store.rglob("*.json")}
+    assert main([str(store), "--no-color", "--no-cache", "--output-format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    # The files that carry the id (metadata.json, messages.json), not the index entry,
+    # state.json's last_conversation_id or a record missing from the index.
+    assert {(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found} == {
+        ("AL202", "metadata.json"),
+        ("AL202", "messages.json"),
+    }
+    main([str(store), "--fix", "--quiet", "--no-cache"])
+    assert {p: p.read_bytes() for p in store.rglob("*.json")} == before

@@ -319,3 +319,31 @@ def test_a_folder_beside_the_one_its_id_names_is_no_rename(tmp_path):
     found = [(d.code, d.path) for d in lint_paths([repo]).diagnostics]
     assert ("AL202", ".agent/missions/M-001-payments/mission.json") in found
     assert "AL415" in {code for code, _ in found}  # its files still name another mission
+
+
+def test_a_mistyped_folder_record_id_is_its_finding_alone_and_fix_keeps_the_folder_name(
+    tmp_path,
+):
+    from agent_lint.cli import main
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    for path, old, new in (
+        ("missions/M-001/mission.json", '"mission_id": "M-001"', '"mission_id": "M-0001"'),
+        (
+            "conversations/C-payments-refactor/meta.json",
+            '"conversation_id": "C-payments-refactor"',
+            '"conversation_id": "C-payments-refactr"',
+        ),
+    ):
+        record = repo / ".agent" / path
+        record.write_text(record.read_text().replace(old, new, 1))
+    found = sorted((d.code, d.path) for d in lint_paths([repo]).diagnostics)
+    assert found == [
+        ("AL202", ".agent/conversations/C-payments-refactor/meta.json"),
+        ("AL202", ".agent/missions/M-001/mission.json"),
+    ]
+    state = repo / ".agent/conversations/C-payments-refactor/handoffs/state.json"
+    before = state.read_bytes()
+    main([str(repo), "--fix", "--quiet", "--no-cache"])
+    assert state.read_bytes() == before

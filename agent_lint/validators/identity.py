@@ -229,15 +229,15 @@ class _Renamed:
 
 
 def renamed_folders(index: RepoIndex) -> dict[str, str]:
-    """Record folders renamed away from the id their record carries: each folder's
-    repository path, with the path of the folder its id names.
+    """Record folders whose record carries another id: each folder's repository path,
+    with the path of the folder its id names (none exists).
 
-    ``missions/M-001-payments/`` whose ``mission.json`` says ``M-001``, with no
-    ``missions/M-001/`` beside it, is one fact, its AL202 ("or rename the folder to
-    M-001"): the paths into ``missions/M-001/`` the records still name, and the
-    files inside that name ``M-001``, are consequences of it, not findings of their
-    own. Only a record whose id is well formed counts, and only while AL202 is
-    reported on it (a covering rule turned off covers nothing).
+    ``missions/M-001-payments/`` whose ``mission.json`` says ``M-001`` is one fact, its
+    AL202 ("or rename the folder to M-001"): a renamed folder, or a mistyped id. The
+    paths into ``missions/M-001/`` that the folder now holds, and the files inside
+    that name either id, are judged by it, not each on its own; ``--fix`` keeps
+    whichever id a derived file holds. Only a record whose id is well formed counts,
+    and only while AL202 is reported on it (a covering rule turned off covers nothing).
     """
     found = index.store(_Renamed)
     if found.folders is not None:
@@ -254,7 +254,7 @@ def renamed_folders(index: RepoIndex) -> dict[str, str]:
         folder, name = posixpath.dirname(identity.path), match.groups.get(kind.folder)
         if identity.pointer != f"/{kind.id_field}" or posixpath.basename(folder) != name:
             continue
-        if identity.id == name or not (kind.id_pattern and kind.id_pattern.match(identity.id)):
+        if identity.id == name or (kind.id_pattern and not kind.id_pattern.match(identity.id)):
             continue
         named = posixpath.join(posixpath.dirname(folder), identity.id)
         if any(path.startswith(f"{named}/") for path in index.walked):

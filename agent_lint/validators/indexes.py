@@ -13,6 +13,7 @@ from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.kinds import NameRule
 from agent_lint.profile import Profile
 from agent_lint.selection import is_selected
+from agent_lint.validators.identity import renamed_folders
 from agent_lint.validators.references import DANGLING_REFERENCE, Absent, resolver_of
 from agent_lint.validators.schema import MISSING_FIELD
 
@@ -156,6 +157,12 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     records: dict[str, ListedRecord] = {record.path: record for record in index.listed}
     # An index keyed by id names its records by their file or folder name.
     by_name = {(record.kind, record.stem): record.path for record in index.listed}
+    # A folder renamed away from its record's id is still listed by that id (its AL202).
+    renamed = renamed_folders(index)
+    for listed_record in index.listed:
+        named = renamed.get(posixpath.dirname(listed_record.path))
+        if named is not None:
+            by_name.setdefault((listed_record.kind, posixpath.basename(named)), listed_record.path)
     listed: dict[str, set[str]] = defaultdict(set)
     listed_ids: dict[str, set[str]] = defaultdict(set)  # the ids each index lists
     absent = Absent()

@@ -7,6 +7,7 @@ file, references to agents and tool calls, and the global ``state.json``.
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -14,6 +15,7 @@ from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.jsontext import clip, quote
 from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation, facts_of
+from agent_lint.validators.identity import renamed_folders
 
 AGENT_COUNT_MISMATCH = Rule(
     "AL801",
@@ -315,7 +317,8 @@ def check_state(index: RepoIndex) -> Iterator[Diagnostic]:
                 pointer="/agent_id_counter",
             )
     last = state.data.get("last_conversation_id")
-    if isinstance(last, str) and last not in facts.conversations:
+    renamed = {posixpath.basename(named) for named in renamed_folders(index).values()}
+    if isinstance(last, str) and last not in facts.conversations and last not in renamed:
         yield MISSING_LAST_CONVERSATION.at(
             state.path,
             f"last_conversation_id {quote(last)} names no folder under conversations/",

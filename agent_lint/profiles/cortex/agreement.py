@@ -146,9 +146,7 @@ def _state(
     if state is None or path is None:
         return  # state.json exists but did not parse: AL001 says so
     source = {
-        "conversation_id": f"the conversation folder is {conversation.own_id(renamed)}"
-        if conversation.folder not in renamed
-        else f"the conversation is {conversation.own_id(renamed)}",
+        "conversation_id": f"the conversation folder is {conversation.name}",
         "latest_handoff_id": f"the latest handoff is {latest.id}",
         "active_agent": f"{latest.id} hands the conversation to",
         "latest_turn": "the latest turn is",

@@ -145,14 +145,15 @@ class Conversation:
         """N: the highest turn number (:meth:`numbered_turns`), or None without turn files."""
         return max((number for number, _ in self.numbered_turns()), default=None)
 
-    def own_id(self, renamed: Mapping[str, str]) -> str:
-        """The id the conversation's records carry: its folder's name, or, for a folder
-        renamed away from the id of its ``meta.json`` (that file's AL202), that id.
+    def own_ids(self, renamed: Mapping[str, str]) -> set[str]:
+        """The ids the conversation's files may carry: its folder's name and, for a folder
+        whose ``meta.json`` carries another id (its AL202: a renamed folder, or a
+        mistyped id), that id too.
 
         ``renamed`` is :func:`~agent_lint.validators.identity.renamed_folders`.
         """
         named = renamed.get(self.folder)
-        return PurePosixPath(named).name if named is not None else self.name
+        return {self.name} if named is None else {self.name, PurePosixPath(named).name}
 
     def derived_state(
         self,
@@ -165,15 +166,17 @@ class Conversation:
         has findings of its own (the latest state cannot be known). ``reported``
         tells whether AL501 is reported on a handoff (see
         :meth:`Handoff.mirrored_checksum`); without it, never. ``renamed`` tells
-        which folders were renamed away from their id (:meth:`own_id`).
+        which folders were renamed away from their id (:meth:`own_ids`): a
+        ``conversation_id`` that is one of them stands.
         """
         latest = self.latest()
         if latest is None or self.broken:
             return None
         turn = self.latest_turn()
         held = self.state.get("checksum") if self.state is not None else None
+        held_id = self.state.get("conversation_id") if self.state is not None else None
         return {
-            "conversation_id": self.own_id(renamed or {}),
+            "conversation_id": held_id if held_id in self.own_ids(renamed or {}) else self.name,
             "latest_handoff_id": latest.id,
             "active_agent": latest.active_agent(),
             "latest_turn": turn if turn is not None else latest.context_turn,

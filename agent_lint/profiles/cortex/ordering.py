@@ -248,12 +248,11 @@ def _handoffs(
     index: RepoIndex, conversation: Conversation, turn: int | None
 ) -> Iterator[Diagnostic]:
     previous: Handoff | None = None
+    own = conversation.own_ids(renamed_folders(index))
     for handoff in conversation.ordered():
         if handoff.number < 0:
             continue
-        if isinstance(
-            handoff.conversation_id, str
-        ) and handoff.conversation_id != conversation.own_id(renamed_folders(index)):
+        if isinstance(handoff.conversation_id, str) and handoff.conversation_id not in own:
             yield CONVERSATION_MISMATCH.at(
                 handoff.path,
                 f"conversation_id {quote(handoff.conversation_id)} but the handoff is stored in "
@@ -491,8 +490,9 @@ def _note_of(index: RepoIndex, path: str) -> bool:
 
 
 def _renamed_missions(index: RepoIndex) -> dict[str, str]:
-    """Mission folder names renamed away from their mission's id, with that id: the
-    files inside that still name it are the rename's one finding (the mission's AL202)."""
+    """Mission folder names whose ``mission.json`` carries another id, with that id: files
+    inside naming either are judged by the mission's AL202 (a renamed folder or a
+    mistyped id), not each on its own."""
     missions = posixpath.join(index.agent_prefix, "missions")
     return {
         posixpath.basename(folder): posixpath.basename(named)
@@ -510,7 +510,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     cortex = facts_of(index)
     renamed = _renamed_missions(index)
     for path, mission, mission_id in cortex.mission_bindings:
-        if isinstance(mission_id, str) and mission_id != renamed.get(mission, mission):
+        if isinstance(mission_id, str) and mission_id not in (mission, renamed.get(mission)):
             yield MISSION_MISMATCH.at(
                 path,
                 f"mission_id {quote(mission_id)} but the file is stored under missions/{mission}/",
@@ -525,7 +525,7 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
         if (
             handoff.mission is not None
             and isinstance(handoff.mission_id, str)
-            and handoff.mission_id != renamed.get(handoff.mission, handoff.mission)
+            and handoff.mission_id not in (handoff.mission, renamed.get(handoff.mission))
         ):
             yield MISSION_MISMATCH.at(
                 handoff.path,
