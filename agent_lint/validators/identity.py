@@ -245,7 +245,11 @@ def renamed_folders(index: RepoIndex) -> dict[str, str]:
     found.folders = {}
     profile = index.profile
     prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    kinds = profile.kinds if profile is not None else ()
+    named_by_folder = {k.namespace for k in kinds if k.name_rule is NameRule.DIR and k.folder}
     for identity in index.identities:
+        if identity.namespace not in named_by_folder:
+            continue  # a record named by its file (most of them): no folder to rename
         match = profile.classify(identity.path.removeprefix(prefix)) if profile else None
         kind = match.kind if match is not None else None
         if kind is None or kind.name_rule is not NameRule.DIR or not kind.folder:
