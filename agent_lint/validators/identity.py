@@ -247,6 +247,7 @@ def renamed_folders(index: RepoIndex) -> dict[str, str]:
     prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
     kinds = profile.kinds if profile is not None else ()
     named_by_folder = {k.namespace for k in kinds if k.name_rule is NameRule.DIR and k.folder}
+    present: set[str] | None = None  # the folders holding walked files, when first needed
     for identity in index.identities:
         if identity.namespace not in named_by_folder:
             continue  # a record named by its file (most of them): no folder to rename
@@ -260,12 +261,32 @@ def renamed_folders(index: RepoIndex) -> dict[str, str]:
             continue
         if identity.id == name or (kind.id_pattern and not kind.id_pattern.match(identity.id)):
             continue
+        if not _one_name(identity.id):
+            continue  # an id that is no folder name (a path) names no folder to rename to
         named = posixpath.join(posixpath.dirname(folder), identity.id)
-        if any(path.startswith(f"{named}/") for path in index.walked):
+        if present is None:
+            present = _folders_of(index.walked)
+        if named in present:
             continue  # that folder exists: a copy or a clash, not a rename
         if is_selected(ID_NAME_MISMATCH.code, index.config, identity.path):
             found.folders[folder] = named
     return found.folders
+
+
+def _one_name(value: str) -> bool:
+    """Whether ``value`` can be one folder's name: no separator, not ``.`` or ``..``."""
+    return bool(value) and value not in (".", "..") and "/" not in value and "\\" not in value
+
+
+def _folders_of(paths: set[str]) -> set[str]:
+    """Every folder that holds one of ``paths``, at any depth."""
+    folders: set[str] = set()
+    for path in paths:
+        folder = posixpath.dirname(path)
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = posixpath.dirname(folder)
+    return folders
 
 
 def check_unique_ids(index: RepoIndex) -> Iterator[Diagnostic]:

@@ -299,6 +299,17 @@ def agents_in_use(facts: AstrionFacts) -> dict[int, str]:
     return used
 
 
+def own_ids(index: RepoIndex) -> dict[str, str]:
+    """Each conversation folder's id as its metadata carries it, where that differs from
+    its name (a renamed folder or a mistyped id: that file's AL202), by the id."""
+    renamed = renamed_folders(index)
+    return {
+        posixpath.basename(renamed[conversation.folder]): name
+        for name, conversation in facts_of(index).conversations.items()
+        if conversation.folder in renamed
+    }
+
+
 def check_state(index: RepoIndex) -> Iterator[Diagnostic]:
     """``state.json``: the counter is not below an id in use; the last conversation exists."""
     facts = facts_of(index)
@@ -317,8 +328,7 @@ def check_state(index: RepoIndex) -> Iterator[Diagnostic]:
                 pointer="/agent_id_counter",
             )
     last = state.data.get("last_conversation_id")
-    renamed = {posixpath.basename(named) for named in renamed_folders(index).values()}
-    if isinstance(last, str) and last not in facts.conversations and last not in renamed:
+    if isinstance(last, str) and last not in facts.conversations and last not in own_ids(index):
         yield MISSING_LAST_CONVERSATION.at(
             state.path,
             f"last_conversation_id {quote(last)} names no folder under conversations/",

@@ -14,14 +14,12 @@ second run changes nothing. An absent index is not created.
 from __future__ import annotations
 
 import json
-import posixpath
 from typing import Any
 
 from agent_lint.fixer import Blocked, Edit, read_derived, target_problem
 from agent_lint.index import RepoIndex
-from agent_lint.profiles.astrion.checks import agents_in_use
+from agent_lint.profiles.astrion.checks import agents_in_use, own_ids
 from agent_lint.profiles.astrion.facts import AstrionFacts, facts_of
-from agent_lint.validators.identity import renamed_folders
 
 _ENTRY_FIELDS = ("title", "created_at", "updated_at", "agent_count")
 
@@ -34,17 +32,6 @@ def render(value: Any) -> bytes:
 _STATE_ORDER = ("version", "last_conversation_id", "agent_id_counter", "created_at", "updated_at")
 
 
-def own_ids(index: RepoIndex) -> dict[str, str]:
-    """Each conversation folder's id as its metadata carries it, where that differs from
-    its name (a renamed folder or a mistyped id: that file's AL202); ``--fix`` keeps
-    whichever of the two the derived files hold."""
-    renamed = renamed_folders(index)
-    return {
-        name: posixpath.basename(renamed.get(conversation.folder, conversation.folder))
-        for name, conversation in facts_of(index).conversations.items()
-    }
-
-
 def derived_index(
     facts: AstrionFacts, current: dict[str, Any], ids: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -52,14 +39,14 @@ def derived_index(
 
     A folder whose ``metadata.json`` cannot be read (it does not parse, or it
     is absent while the folder holds other files) keeps its ``current``
-    entry, if any: nothing says the entry is wrong. ``ids`` are the folders' ids
-    (:func:`own_ids`; by default their names).
+    entry, if any: nothing says the entry is wrong. ``ids`` are the folders whose
+    metadata carries another id, by that id (:func:`~agent_lint.profiles.astrion.checks.own_ids`):
+    such a folder keeps the key its entry has, its name or that id.
     """
-    ids = ids or {}
+    names = {name: own for own, name in (ids or {}).items()}
     entries: dict[str, Any] = {}
     for name in sorted(facts.conversations):
-        # A folder whose metadata carries another id keeps the key its entry has.
-        meta, own = facts.conversations[name].meta, ids.get(name, name)
+        meta, own = facts.conversations[name].meta, names.get(name, name)
         key = own if own in current and name not in current else name
         if meta is not None:
             entries[key] = {field: meta[field] for field in _ENTRY_FIELDS if field in meta}
@@ -81,13 +68,15 @@ def _latest(facts: AstrionFacts) -> tuple[str, str] | None:
 def derived_state(
     facts: AstrionFacts, state: dict[str, Any], ids: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """``state`` with its derived fields brought in line with the conversation folders."""
-    ids = ids or {}
+    """``state`` with its derived fields brought in line with the conversation folders.
+
+    A ``last_conversation_id`` that is one of ``ids`` (a folder's id as its metadata
+    carries it, see :func:`derived_index`) stands.
+    """
     fixed = dict(state)
     latest = _latest(facts)
     last = state.get("last_conversation_id")
-    known = {ids.get(name, name) for name in facts.conversations}
-    if isinstance(last, str) and last not in facts.conversations and last not in known:
+    if isinstance(last, str) and last not in facts.conversations and last not in (ids or {}):
         fixed["last_conversation_id"] = latest[1] if latest is not None else None
     counter = state.get("agent_id_counter")
     used = agents_in_use(facts)
@@ -119,12 +108,13 @@ def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edi
     """``state.json`` and ``conversations/index.json`` to rewrite, or why they cannot be."""
     facts = facts_of(index)
     planned: list[Edit | Blocked | None] = []
+    ids = own_ids(index)
     if facts.index is not None:
         current = facts.index.data
-        value = derived_index(facts, current, own_ids(index))
+        value = derived_index(facts, current, ids)
         planned.append(_write(index, facts.index.path, value, current))
     if facts.state is not None:
-        value = derived_state(facts, facts.state.data, own_ids(index))
+        value = derived_state(facts, facts.state.data, ids)
         planned.append(_write(index, facts.state.path, value, facts.state.data))
     edits = [item for item in planned if isinstance(item, Edit)]
     blocked = [item for item in planned if isinstance(item, Blocked)]
