@@ -33,7 +33,10 @@ class Rule:
     ``covers`` names the codes whose findings one of this rule's findings
     already states when they sit at its pointer or inside it, in the same
     file: a state.json ``latest_handoff_id`` naming a deleted handoff is one
-    mismatch (AL503), not also a dangling reference (AL301).
+    mismatch (AL503), not also a dangling reference (AL301). A ``per_file``
+    rule makes at most one finding per file, which speaks for the whole file
+    whatever field its pointer places it at: it covers its ``covers`` codes
+    anywhere in that file, and is known by its file alone.
     """
 
     code: str
@@ -45,6 +48,7 @@ class Rule:
     severity: Severity = Severity.ERROR
     fix: Fix = Fix.NONE
     covers: tuple[str, ...] = ()
+    per_file: bool = False
 
     @property
     def fixable(self) -> bool:

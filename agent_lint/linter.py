@@ -456,7 +456,7 @@ def _as_merged(
             rank[home(d.path)] = max(rank.get(home(d.path), -1), RANK[d.severity])
         if d.code == _RENAMED:
             renamed = max(renamed, RANK[d.severity])
-    twins = {(d.code, d.path, d.pointer): d for d in view.findings} if view is not None else {}
+    twins = {_identity(d): d for d in view.findings} if view is not None else {}
     kept = []
     for d in findings:
         if d.code.startswith(GATE_PREFIX):
@@ -471,7 +471,7 @@ def _as_merged(
         if RANK[d.severity] > rank.get(folder, -1):
             kept.append(d)
             continue
-        twin = twins.get((d.code, d.path, d.pointer))
+        twin = twins.get(_identity(d))
         if twin is not None:
             shown = configured(twin, config) or d
             kept.append(shown.with_severity(d.severity).with_fixable(False))
@@ -481,6 +481,12 @@ def _as_merged(
             kept.append(d.with_fixable(False))
         # else: restoring the merged files clears it, and the gate's finding says it
     return kept
+
+
+def _identity(finding: Diagnostic) -> tuple[str, str, str]:
+    """What a finding is about: its code, file and pointer; a ``per_file`` rule's, its file."""
+    pointer = "" if rule_for(finding.code).per_file else finding.pointer
+    return finding.code, finding.path, pointer
 
 
 def _above(pointer: str) -> Iterator[str]:

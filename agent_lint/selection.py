@@ -65,15 +65,17 @@ def without_covered(findings: list[Diagnostic]) -> list[Diagnostic]:
     A rule's ``covers`` codes are left out at its finding's pointer or inside
     it, in the same file, when they are no more severe than it: state.json's
     ``latest_handoff_id`` naming a deleted handoff is its AL503 alone. A
-    finding on a whole file (no pointer) covers nothing. Given the findings a
+    finding on a whole file (no pointer) covers nothing, unless its rule is
+    ``per_file``: then it covers its codes anywhere in the file. Given the findings a
     configuration keeps (:func:`configured`), a covering rule turned off
     covers nothing either.
     """
     covering: dict[str, list[tuple[str, tuple[str, ...], int]]] = defaultdict(list)
     for diagnostic in findings:
-        codes = rule_for(diagnostic.code).covers
-        if codes and diagnostic.pointer:
-            covering[diagnostic.path].append((diagnostic.pointer, codes, RANK[diagnostic.severity]))
+        rule = rule_for(diagnostic.code)
+        if rule.covers and (diagnostic.pointer or rule.per_file):
+            place = "" if rule.per_file else diagnostic.pointer
+            covering[diagnostic.path].append((place, rule.covers, RANK[diagnostic.severity]))
     if not covering:
         return findings
     return [d for d in findings if not _covered(d, covering.get(d.path, ()))]
@@ -84,6 +86,6 @@ def _covered(diagnostic: Diagnostic, places: Iterable[tuple[str, tuple[str, ...]
     return any(
         diagnostic.code in codes
         and rank >= RANK[diagnostic.severity]
-        and (pointer == place or pointer.startswith(place + "/"))
+        and (not place or pointer == place or pointer.startswith(place + "/"))
         for place, codes, rank in places
     )

@@ -52,15 +52,32 @@ def test_state_mismatch_names_both_sides(lint_tree):
         "checksum": "sha256:" + "ab" * 32,
         "latest_turn": 3,
     }
-    result = found(lint_tree(files))
-    assert [(c, f) for c, _, f in result] == [("AL503", True)] * 3
-    messages = [m for _, m, _ in result]
-    assert 'state.json latest_handoff_id "H-001" but the latest handoff is H-002' in messages
-    assert "state.json latest_turn 3 but the latest turn is 4" in messages
-    checksum = next(m for m in messages if "checksum" in m)
-    assert checksum.startswith(
-        "state.json checksum sha256:abababababab… but H-002.json has sha256:"
-    )
+    # One stale state.json is one finding, naming each field that differs and its source.
+    [(code, message, fixable)] = found(lint_tree(files))
+    assert code == "AL503" and fixable
+    parts = message.removeprefix("state.json ").split("; ")
+    assert parts[0] == 'latest_handoff_id "H-001" but the latest handoff is H-002'
+    assert parts[1] == "latest_turn 3 but the latest turn is 4"
+    assert parts[2].startswith("checksum sha256:abababababab… but H-002.json has sha256:")
+    assert len(parts) == 3
+
+
+def test_a_stale_state_is_placed_at_the_first_differing_field_it_holds(lint_tree):
+    files = tree()
+    files[STATE] = {**files[STATE], "latest_turn": 3, "updated_at": "2020-01-01T00:00:00Z"}
+    del files[STATE]["active_agent"]
+    result = lint_tree(files)
+    [finding] = [d for d in result.diagnostics if d.code == "AL503"]
+    assert finding.pointer == "/latest_turn"
+    assert "active_agent is missing but H-002 hands the conversation to" in finding.message
+    assert '; updated_at "2020-01-01T00:00:00Z" but H-002\'s timestamp is' in finding.message
+
+
+def test_a_stale_state_covers_a_malformed_field_anywhere_in_it(lint_tree):
+    files = tree()
+    files[STATE] = {**files[STATE], "latest_turn": 3, "checksum": "sha256:nope"}
+    codes = [code for code, _, _ in found(lint_tree(files))]
+    assert codes == ["AL503"]  # the malformed checksum (AL105) is part of the same stale file
 
 
 def test_meta_checksums(lint_tree):

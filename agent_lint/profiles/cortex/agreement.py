@@ -40,14 +40,16 @@ STATE_MISMATCH = Rule(
     "AL503",
     "handoff-state-mismatch",
     "handoffs/state.json disagrees with the latest handoff or the turns",
-    "Reports a `handoffs/state.json` field that differs from what the latest handoff and "
-    "the turns say: `latest_handoff_id`, `checksum`, `active_agent` (the latest handoff's "
+    "Reports a `handoffs/state.json` that differs from what the latest handoff and the "
+    "turns say: `latest_handoff_id`, `checksum`, `active_agent` (the latest handoff's "
     "`to_agent`), `latest_turn` (the latest turn file), `updated_at` (the latest handoff's "
-    "timestamp) and `conversation_id`. `--fix` regenerates the file.",
+    "timestamp) and `conversation_id`. One finding per file, at the first field that "
+    "differs, names every field that differs. `--fix` regenerates the file.",
     'state.json "latest_handoff_id": "H-002" while H-003.json exists',
     'state.json "latest_handoff_id": "H-003"',
     fix=Fix.SAFE,
     covers=("AL301", "AL105"),  # latest_handoff_id naming no handoff, or malformed
+    per_file=True,  # one stale state.json, one finding
 )
 META_CHECKSUM = Rule(
     "AL504",
@@ -153,19 +155,20 @@ def _state(
         "checksum": has_checksum(latest, reported(latest)),
         "updated_at": f"{latest.id}'s timestamp is",
     }
-    for key in _STATE_FIELDS:
-        if state.get(key) == expected[key] and key in state:
-            continue
+    differing = [key for key in _STATE_FIELDS if key not in state or state[key] != expected[key]]
+    if not differing:
+        return
+    # One stale state.json is one finding, naming every field that differs.
+    parts = []
+    for key in differing:
+        held = short(state[key]) if key in state else "is missing"
         if key in ("conversation_id", "latest_handoff_id"):
-            tail = source[key]
+            parts.append(f"{key} {held} but {source[key]}")
         else:
-            tail = f"{source[key]} {short(expected[key])}"
-        yield STATE_MISMATCH.at(
-            path,
-            f"state.json {key} {short(state.get(key)) if key in state else 'is missing'}"
-            f" but {tail}",
-            pointer=f"/{key}" if key in state else "",
-        )
+            parts.append(f"{key} {held} but {source[key]} {short(expected[key])}")
+    # Placed at the first differing field the file holds (a missing one has no place).
+    placed = next((f"/{key}" for key in differing if key in state), "")
+    yield STATE_MISMATCH.at(path, "state.json " + "; ".join(parts), pointer=placed)
 
 
 def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> Iterator[Diagnostic]:
