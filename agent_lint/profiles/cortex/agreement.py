@@ -56,11 +56,13 @@ META_CHECKSUM = Rule(
     "meta-checksum-mismatch",
     "meta.json does not carry the latest handoff's checksum",
     "Reports a `meta.json` whose `state.checksum` or last `handoffs[]` entry's `checksum` "
-    "differs from the latest handoff's checksum. `--fix --unsafe-fixes` copies it over, "
-    "leaving the rest of meta.json byte for byte.",
+    "differs from the latest handoff's checksum: one finding per file, at the first, naming "
+    "both when both differ. `--fix --unsafe-fixes` copies it over, leaving the rest of "
+    "meta.json byte for byte.",
     'meta.json "state": {"checksum": null} while H-003.json has sha256:9f0e…',
     'meta.json "state": {"checksum": "sha256:9f0e…"}',
     fix=Fix.UNSAFE,
+    per_file=True,
 )
 CHECKSUM_UNCOMPUTABLE = Rule(
     "AL505",
@@ -177,16 +179,16 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
         return
     lenient = reported(latest)
     has = has_checksum(latest, lenient)
+    # Both mirrors of the checksum lag behind for one reason: one finding, at the first.
+    parts: list[str] = []
+    pointers: list[str] = []
     state = meta.get("state")
     if isinstance(state, dict):
         held = state.get("checksum")
         expected = latest.mirrored_checksum(held, lenient)
         if held != expected:
-            yield META_CHECKSUM.at(
-                path,
-                f"meta.json state.checksum {short(held)} but {has} {short(expected)}",
-                pointer="/state/checksum" if "checksum" in state else "/state",
-            )
+            parts.append(f"state.checksum {short(held)} but {has} {short(expected)}")
+            pointers.append("/state/checksum" if "checksum" in state else "/state")
     entries = meta.get("handoffs")
     if isinstance(entries, list) and entries and isinstance(entries[-1], dict):
         last = entries[-1]
@@ -194,14 +196,11 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
         expected = latest.mirrored_checksum(held, lenient)
         if last.get("handoff_id") == latest.id and held != expected:
             position = len(entries) - 1
-            yield META_CHECKSUM.at(
-                path,
-                f"meta.json handoffs[{position}].checksum {short(held)} but {has} "
-                f"{short(expected)}",
-                pointer=f"/handoffs/{position}/checksum"
-                if "checksum" in last
-                else f"/handoffs/{position}",
-            )
+            parts.append(f"handoffs[{position}].checksum {short(held)} but {has} {short(expected)}")
+            item = f"/handoffs/{position}"
+            pointers.append(f"{item}/checksum" if "checksum" in last else item)
+    if parts:
+        yield META_CHECKSUM.at(path, "meta.json " + "; ".join(parts), pointer=pointers[0])
 
 
 def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
