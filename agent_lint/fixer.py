@@ -27,6 +27,8 @@ class Edit:
     """A planned write: ``path`` (repository-relative) goes from ``before`` to ``after``.
 
     ``resolves`` lists the paths whose fixable findings the write repairs.
+    ``regenerates`` tells that ``after`` is rendered from the file's sources
+    alone, whatever ``path`` held: a finding that it does not parse goes too.
     """
 
     root: Path
@@ -34,6 +36,7 @@ class Edit:
     before: bytes | None
     after: bytes
     resolves: tuple[str, ...] = ()
+    regenerates: bool = False
 
 
 @frozen(repr=False, eq=False)

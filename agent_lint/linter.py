@@ -45,7 +45,7 @@ from agent_lint.rules import rule_for
 from agent_lint.schemas import SchemaStore
 from agent_lint.selection import RANK, configured, is_enabled, is_selected, without_covered
 from agent_lint.validators import FileCheck
-from agent_lint.validators.files import diagnose_entry
+from agent_lint.validators.files import UNPARSED, diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
@@ -408,7 +408,7 @@ def _lint_target(
         kept_findings = [
             d for d in kept_findings if d.code != NAME_COLLISION.code or fold(d.path) not in twins
         ]
-    if fs.on_disk and any(d.fixable for d in kept_findings):
+    if fs.on_disk and any(d.fixable or d.code in UNPARSED for d in kept_findings):
         kept_findings = _fixable_as_planned(kept_findings, index, True, roots)
     if not unsafe_fixes:
         kept_findings = [_unsafe_as_hint(d) for d in kept_findings]
@@ -981,6 +981,9 @@ def _fixable_as_planned(
 ) -> list[Diagnostic]:
     """Keep a finding fixable only if ``--fix`` has a write planned that resolves it.
 
+    A derived file that does not parse (or is empty) and that ``--fix`` writes
+    anew from its sources has that finding fixable too.
+
     When the file cannot be written (a symbolic link, a folder, a special
     file, a read-only folder, a value JSON cannot hold), the finding says so
     instead of promising a fix; a write outside the paths of the run
@@ -989,10 +992,14 @@ def _fixable_as_planned(
     from agent_lint import fixer
 
     edits, blocked = fixer.plan_all(index, unsafe)
-    resolved = {path for edit in edits if fix_allowed(edit, roots) for path in edit.resolves}
+    allowed = [edit for edit in edits if fix_allowed(edit, roots)]
+    resolved = {path for edit in allowed for path in edit.resolves}
+    regenerated = {edit.path for edit in allowed if edit.regenerates}
     reasons = {path: block for block in blocked for path in block.resolves}
     kept = []
     for diagnostic in diagnostics:
+        if diagnostic.path in regenerated and diagnostic.code in UNPARSED:
+            diagnostic = diagnostic.with_fixable(True)  # written anew, it parses
         if diagnostic.fixable and diagnostic.path not in resolved:
             from agent_lint.baseline import normalised_message
 

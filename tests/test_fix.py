@@ -148,6 +148,35 @@ def test_a_state_json_formatted_by_another_writer_is_not_rewritten(lint_tree, tm
     assert state.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [(b'{"conversation_id": "C-1",', "AL001"), (b"\n", "AL006"), (b"\xff\xfe", "AL004")],
+)
+def test_a_state_json_that_does_not_parse_is_fixable_as_fix_writes_it_anew(
+    lint_tree, tmp_path, capsys, content, code
+):
+    lint_tree(tree())
+    repo = tmp_path / "repo"
+    state = repo / ".agent/conversations/C-1/handoffs/state.json"
+    current = state.read_bytes()
+    state.write_bytes(content)
+    assert main([str(repo), "--no-cache", "--output-format", "json"]) == 1
+    [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert finding["code"] == code and finding["fixable"]
+    assert main([str(repo), "--no-cache", "--fix"]) == 0
+    assert state.read_bytes() == current
+
+
+def test_a_record_that_does_not_parse_is_not_fixable(lint_tree, tmp_path, capsys):
+    # Not derived: nothing writes it anew, and the state.json it feeds cannot be written.
+    lint_tree(tree())
+    repo = tmp_path / "repo"
+    (repo / ".agent/conversations/C-1/handoffs/H-002.json").write_bytes(b"{")
+    assert main([str(repo), "--no-cache", "--output-format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert [(d["code"], d["fixable"]) for d in found if d["code"] == "AL001"] == [("AL001", False)]
+
+
 def test_fix_only_touches_derived_files(lint_tree, tmp_path):
     files = tree()
     files["conversations/C-1/handoffs/state.json"]["latest_turn"] = 1

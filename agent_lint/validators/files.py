@@ -129,6 +129,9 @@ LIMIT_EXCEEDED = Rule(
     "write the values out, or use a few aliases of small nodes",
 )
 
+#: The findings that a file's text is no document: a derived file written anew has none.
+UNPARSED = frozenset({INVALID_JSON.code, INVALID_YAML.code, INVALID_UTF8.code, EMPTY_FILE.code})
+
 RULES = (
     INVALID_JSON,
     INVALID_YAML,

@@ -55,7 +55,9 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
         return Blocked(path, f"it cannot be read ({exc})", resolves)
     if before is not None and b"\r\n" in before:
         after = after.replace(b"\n", b"\r\n")  # a CRLF checkout stays CRLF
-    return None if before == after else Edit(index.root, path, before, after, resolves)
+    if before == after:
+        return None
+    return Edit(index.root, path, before, after, resolves, regenerates=True)
 
 
 def _meta_changes(
