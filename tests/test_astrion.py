@@ -279,3 +279,40 @@ def test_a_renamed_conversation_folder_is_its_id_findings_and_fix_keeps_the_id(t
     }
     main([str(store), "--fix", "--quiet", "--no-cache"])
     assert {p: p.read_bytes() for p in store.rglob("*.json")} == before
+
+
+def test_a_renamed_sub_agent_folder_stands_for_its_agent_in_agent_ids(tmp_path, capsys):
+    store = tmp_path / "store"
+    shutil.copytree(ASTRION / "valid", store)
+    agents = store / ".astrion/conversations/conv_20260711_210000_001/agents"
+    (agents / "3").rename(agents / "7")
+    before = {p: p.read_bytes() for p in store.rglob("*.json")}
+    assert main([str(store), "--no-color", "--no-cache", "--output-format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    # agents/7/ stands for agent 3 in agent_ids (no AL802 either way); the folder name 7 is
+    # in use all the same, so the counter must pass it (a new agent 7 would collide).
+    assert {(d["code"], d["path"].rsplit("/", 2)[-2]) for d in found} == {
+        ("AL202", "7"),
+        ("AL807", ".astrion"),
+    }
+    main([str(store), "--fix", "--quiet", "--no-cache"])
+    after = {p: p.read_bytes() for p in store.rglob("*.json")}
+    assert {p.name for p in after if after[p] != before[p]} == {"state.json"}
+
+
+def test_a_mistyped_sub_agent_id_is_its_own_finding_alone(tmp_path, capsys):
+    store = tmp_path / "store"
+    shutil.copytree(ASTRION / "valid", store)
+    agent = store / ".astrion/conversations/conv_20260711_210000_001/agents/3"
+    _edit(agent / "metadata.json", agent_id=9)
+    found = json.loads(_run_json(store, capsys))["diagnostics"]
+    # agent_ids still lists 3, which the folder is: the mistyped id is its AL202, not also
+    # a folder missing from agent_ids, or agent 3 listed without a folder.
+    assert [(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found] == [
+        ("AL202", "metadata.json")
+    ]
+
+
+def _run_json(store: Path, capsys) -> str:
+    main([str(store), "--no-color", "--no-cache", "--output-format", "json"])
+    return capsys.readouterr().out

@@ -160,7 +160,7 @@ def check_message_ids(ctx: FileContext) -> Iterator[Diagnostic]:
 
 def check_rosters(index: RepoIndex) -> Iterator[Diagnostic]:
     """``agent_count`` equals ``len(agent_ids)``; the sub-agent folders are ``agent_ids``."""
-    facts = facts_of(index)
+    facts, renamed = facts_of(index), renamed_folders(index)
     for name in sorted(facts.conversations):
         conversation = facts.conversations[name]
         ids = conversation.agent_ids()
@@ -174,15 +174,20 @@ def check_rosters(index: RepoIndex) -> Iterator[Diagnostic]:
                 f"({_agents(ids)}); expected {len(ids)}",
                 pointer="/agent_count",
             )
+        # A folder renamed away from its agent's id (its AL202) stands for either.
+        stands_for = conversation.agent_names(renamed)
+        held = {*stands_for, *stands_for.values()}
         listed = {str(i) for i in ids}
-        for folder in sorted(set(conversation.agent_folders) - listed, key=_number):
+        for folder in sorted(stands_for, key=_number):
+            if folder in listed or stands_for[folder] in listed:
+                continue
             yield AGENT_FOLDER_MISMATCH.at(
                 conversation.agent_folders[folder],
                 f"the sub-agent folder agents/{folder}/ is not listed in the conversation's "
                 f"agent_ids [{', '.join(str(i) for i in ids)}]",
             )
         for position, agent in enumerate(ids):
-            if str(agent) not in conversation.agent_folders:
+            if str(agent) not in held:
                 yield AGENT_FOLDER_MISMATCH.at(
                     conversation.meta_path,
                     f"agent {agent} is listed in agent_ids but the conversation has no "

@@ -9,7 +9,8 @@ typed store the checks read through :func:`facts_of`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import posixpath
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -100,8 +101,20 @@ class Conversation:
             return ids
         return None
 
+    def agent_names(self, renamed: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Each sub-agent folder's name with the agent id it stands for: its name, or the
+        id its metadata carries where ``renamed`` (see
+        :func:`~agent_lint.validators.identity.renamed_folders`) says the folder was
+        renamed away from it (that file's AL202)."""
+        renamed = renamed or {}
+        return {
+            name: posixpath.basename(renamed.get(path, path))
+            for name, path in self.agent_folders.items()
+        }
+
     def members(self) -> set[int]:
-        """The agents of the conversation: ``agent_ids`` and the sub-agent folders."""
+        """The agents of the conversation: ``agent_ids`` and the sub-agent folders (a
+        folder's name is in use whatever id its metadata carries)."""
         found = set(self.agent_ids() or ())
         found.update(int(name) for name in self.agent_folders if name.isdigit())
         return found
