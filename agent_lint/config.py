@@ -689,14 +689,37 @@ def _toml() -> Any:
     return tomllib
 
 
+#: The largest configuration file read: a change under review may carry one, and a
+#: TOML parse of megabytes takes seconds (real ones are a few kilobytes).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _load_toml(path: Path) -> dict[str, Any]:
-    tomllib = _toml()
     try:
         with path.open("rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
-    except (OSError, ValueError) as exc:  # TOMLDecodeError is a ValueError
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
+    return _parse_toml(data, path)
+
+
+def _parse_toml(data: bytes, source: Path) -> dict[str, Any]:
+    """The TOML document ``data`` of the configuration file ``source``, or a ConfigError."""
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{source}: cannot read configuration: the file is larger than "
+            f"{MAX_CONFIG_BYTES // 1024} KiB"
+        )
+    tomllib = _toml()
+    try:
+        table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{source}: cannot read configuration: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(
+            f"{source}: cannot read configuration: arrays or tables are nested too deeply"
+        ) from None
+    return table
 
 
 #: The settings that decide the append-only gate (AL6xx). The gate takes them
@@ -732,11 +755,7 @@ def gate_config_from_text(data: bytes, name: str, source: Path) -> Config | None
     None when it has no such table). Only :data:`GATE_KEYS` are read: other
     settings, such as ``schema-dirs``, come from the files being linted.
     """
-    tomllib = _toml()
-    try:
-        table: Any = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{source}: cannot read configuration: {exc}") from exc
+    table: Any = _parse_toml(data, source)
     if name == "pyproject.toml":
         tool = table.get("tool", {})
         if not isinstance(tool, dict) or "agent-lint" not in tool:

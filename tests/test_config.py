@@ -69,6 +69,8 @@ def test_agent_dir_setting(tmp_path):
         ('schema-dirs = ["/etc"]\n', "outside the repository"),
         ('schema-dirs = ["missing"]\n', "is not a folder"),
         ("select = [\n", "cannot read configuration"),
+        pytest.param("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply", id="deep"),
+        pytest.param('select = ["AL1"' + ', "AL1"' * 200_000 + "]\n", "larger than", id="huge"),
     ],
 )
 def test_bad_configuration_names_key_and_file(lint_tree, text, message):
