@@ -713,7 +713,7 @@ def _parse_toml(data: bytes, source: Path) -> dict[str, Any]:
     tomllib = _toml()
     try:
         table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, not TOML, or an integer too long to convert
         raise ConfigError(f"{source}: cannot read configuration: {exc}") from exc
     except RecursionError:
         raise ConfigError(

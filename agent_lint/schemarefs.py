@@ -1,4 +1,5 @@
-"""Unbounded ``$ref`` cycles in a user schema, found before any record is validated.
+"""Unbounded ``$ref`` cycles and ``$ref`` fan-out in a user schema, found before any
+record is validated.
 
 A schema may refer to itself: ``{"properties": {"child": {"$ref": "#"}}}``
 describes a tree and ends with the record. A reference that comes back to
@@ -7,6 +8,12 @@ where it started through keywords that apply to the *same* value
 ``dependentSchemas``) never ends: ``{"$ref": "#"}``. Such a schema is the
 schema's fault, not the record's, so it is reported as a problem of the
 schema file instead of a record nested too deeply.
+
+References may also share subschemas so that one record is checked against
+exponentially many of them: forty ``anyOf`` levels of two ``$ref`` each to
+the next are 2^40 checks of a value that fails them. :func:`ref_expansion`
+counts the subschemas a record may be checked against, references
+followed, and stops at a limit.
 """
 
 from __future__ import annotations
@@ -86,3 +93,69 @@ def ref_cycle(schema: dict[str, Any], resolver: Resolver[Any], limit: int = 10_0
             step = f'{ref_key} "{ref}" at {pointer or "/"}'
             stack.append((resolved.contents, ref, resolved.resolver, (*chain, step), False))
     return None
+
+
+#: Keywords holding one subschema, a list of them, or a map of them (``$defs`` is
+#: applied only through ``$ref``, so it is not among them).
+_ONE: tuple[str, ...] = (*_SAME_VALUE_ONE, "items", "additionalItems", "contains")
+_ONE += ("additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_LISTS = (*_SAME_VALUE_LISTS, "prefixItems", "items")
+_MAPS = (*_SAME_VALUE_MAPS, "properties", "patternProperties", "dependencies")
+
+
+def _subschemas(node: dict[str, Any]) -> Iterator[Any]:
+    """Every subschema ``node`` applies, to its value or to a value inside it."""
+    for key in _ONE:
+        if isinstance(node.get(key), dict):
+            yield node[key]
+    for key in _LISTS:
+        items = node.get(key)
+        if isinstance(items, list):
+            yield from items
+    for key in _MAPS:
+        table = node.get(key)
+        if isinstance(table, dict):
+            yield from table.values()
+
+
+def ref_expansion(schema: dict[str, Any], resolver: Resolver[Any], limit: int) -> bool:
+    """Whether ``schema`` expands to more than ``limit`` subschemas with references followed.
+
+    Each subschema is counted with everything it applies, shared ones once per
+    use, as a validator meets them; a reference back to a subschema being
+    counted (a recursive schema, which the record's depth ends) counts once.
+    The count stops at the limit, so the work is bounded too.
+    """
+    from referencing.exceptions import Unresolvable
+
+    sizes: dict[int, int] = {}
+    counting: set[int] = set()
+
+    def size(node: Any, current: Any) -> int:
+        if not isinstance(node, dict):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in counting:
+            return 1
+        counting.add(key)
+        total = 1
+        children = [(child, current) for child in _subschemas(node)]
+        for ref_key in _REFS:
+            ref = node.get(ref_key)
+            if isinstance(ref, str):
+                try:
+                    resolved = current.lookup(ref)
+                except Unresolvable:
+                    continue
+                children.append((resolved.contents, resolved.resolver))
+        for child, where in children:
+            total += size(child, where)
+            if total > limit:
+                break
+        counting.discard(key)
+        sizes[key] = total = min(total, limit + 1)
+        return total
+
+    return size(schema, resolver) > limit

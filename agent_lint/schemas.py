@@ -587,6 +587,11 @@ class FastPathValidator:
         yield from self._detailed.issues(instance)
 
 
+#: The most subschemas a user schema may expand to with its ``$ref``s followed (see
+#: :func:`agent_lint.schemarefs.ref_expansion`); the bundled ones need under a thousand.
+MAX_SCHEMA_EXPANSION = 50_000
+
+
 #: Keywords that judge an object by none of its keys (or hold no assertion at all).
 _KEYLESS = frozenset(
     {
@@ -826,7 +831,7 @@ class SchemaStore:
         """Raise :class:`SchemaConfigError` when ``schema``'s references never end."""
         import referencing.jsonschema
 
-        from agent_lint.schemarefs import ref_cycle
+        from agent_lint.schemarefs import ref_cycle, ref_expansion
 
         spec = referencing.jsonschema.specification_with(
             schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
@@ -839,6 +844,19 @@ class SchemaStore:
                 f"schema {path}: {clip(cycle, 200)} comes back to where it started without "
                 "descending into the record, so validating a record would never end; put the "
                 "recursion under `properties` or `items`"
+            )
+        try:
+            too_large = ref_expansion(schema, resolver, MAX_SCHEMA_EXPANSION)
+        except RecursionError:
+            raise SchemaConfigError(
+                f"schema {path}: its subschemas are nested too deeply to check"
+            ) from None
+        if too_large:
+            raise SchemaConfigError(
+                f"schema {path}: its `$ref`s expand to more than {MAX_SCHEMA_EXPANSION:,} "
+                "subschemas, so validating one record could take exponential time; refer to "
+                "shared definitions fewer times (one `$ref` per `anyOf` branch to the same "
+                "definition checks it twice)"
             )
 
     def _detailed(self, path: Path, schema: dict[str, Any]) -> SchemaValidator:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -55,6 +56,42 @@ def test_agent_dir_setting(tmp_path):
     (tmp_path / ".agent-lint.toml").write_text('agent-dir = "state"\n')
     result = lint_paths([tmp_path])
     assert [d.path for d in result.diagnostics] == ["state/decisions/D-001.json"]
+
+
+def _fanned_out(levels: int) -> str:
+    """A schema whose every level refers twice to the next: 2^levels checks of a bad value."""
+    defs = {
+        f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(levels)
+    }
+    defs[f"d{levels}"] = {"type": "object"}
+    return json.dumps({"$defs": defs, "$ref": "#/$defs/d0"})
+
+
+def _with_user_schema(tmp_path, lint_tree, schema: str):
+    schema_dir = tmp_path / "repo" / "schemas"
+    schema_dir.mkdir(parents=True)
+    (schema_dir / "decision.schema.json").write_text(schema)
+    return lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')
+
+
+def test_a_user_schema_that_fans_out_exponentially_is_refused(lint_tree, tmp_path):
+    from agent_lint.schemas import SchemaConfigError
+
+    with pytest.raises(SchemaConfigError) as exc:
+        _with_user_schema(tmp_path, lint_tree, _fanned_out(40))
+    assert "expand to more than 50,000 subschemas" in str(exc.value)
+
+
+RECURSIVE = {"type": "object", "properties": {"rationale": {"$ref": "#"}, "x": {"$ref": "#"}}}
+
+
+@pytest.mark.parametrize(
+    "schema", [_fanned_out(8), json.dumps(RECURSIVE)], ids=["shared", "recursive"]
+)
+def test_shared_definitions_and_a_recursive_user_schema_are_fine(lint_tree, tmp_path, schema):
+    # A few shared levels, and a recursion that the record's depth ends, are bounded.
+    assert _with_user_schema(tmp_path, lint_tree, schema).diagnostics == []
 
 
 @pytest.mark.parametrize(
