@@ -303,7 +303,9 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
     root_real = _realpath(root, fs) or root
     if fs.islink(agent):
         link_target = relative(_realpath(agent, fs) or agent, root_real)
-        yield Entry(agent, "", storage.symlink_inside(relative(agent, root), link_target, True))
+        yield Entry(
+            agent, "", storage.symlink_inside(relative(agent, root), link_target, True, True)
+        )
     max_bytes = target.config.limits.max_file_bytes
     # The agent dir's own path in the repository, "" when it is the root itself.
     top = relative(agent, root) if agent != root else ""

@@ -450,3 +450,19 @@ def test_a_merged_handoff_that_did_not_parse_leaves_the_conversation_judged(tmp_
     edit(repo / CONV / "handoffs/state.json", '"latest_turn": 7', '"latest_turn": 99')
     found = {(d.code, d.pointer) for d in lint_paths([repo], base="main").diagnostics}
     assert ("AL601", "") in found and ("AL503", "/latest_turn") in found
+
+
+@pytest.mark.skipif(os.name == "nt", reason="needs symbolic links")
+@pytest.mark.parametrize("mode", ["worktree", "staged"])
+def test_a_merged_agent_dir_kept_as_a_link_is_compared_where_it_leads(tmp_path, capsys, mode):
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent").rename(repo / "agentstate")
+    os.symlink("agentstate", repo / ".agent")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Agent state kept behind a link")
+    handoff = "agentstate/conversations/C-payments-refactor/handoffs/H-002.json"
+    assert run(repo, capsys, "--base", "main", mode=mode) == (0, [])  # nothing changed
+    edit(repo / handoff, '"task_complete"', '"timeout"')
+    code, found = run(repo, capsys, "--base", "main", mode=mode)
+    assert code == 1 and codes(found) == [("AL601", handoff)]

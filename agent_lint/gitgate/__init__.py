@@ -39,7 +39,7 @@ from agent_lint.gitgate.snapshots import (
     TreeSnapshot,
     WorkTreeSnapshot,
 )
-from agent_lint.gitplumbing import MODE_TREE, GitError, Repository, TreeEntry
+from agent_lint.gitplumbing import MODE_SYMLINK, MODE_TREE, GitError, Repository, TreeEntry
 from agent_lint.problems import GateProblem
 from agent_lint.profile import Profile, extend
 from agent_lint.profiles import builtin, get, names
@@ -182,6 +182,17 @@ def _run(target: Target, request: Request) -> Outcome:
     config, notices = settings.gate_config()
     prefix = settings.agent_prefix(config)
     change_prefix = settings.change_prefix
+    linked = settings.followed(prefix)
+    if linked != prefix:
+        # The merge-base keeps its agent dir as a link to a folder of the repository: the
+        # merged records are in that folder, which the gate then compares in full.
+        notices.append(
+            f"{prefix} is a symbolic link to {linked} in the merge-base; the append-only "
+            f"gate (AL6xx) compares {linked}/"
+        )
+        if change_prefix == prefix:
+            change_prefix = settings.followed_in_work_tree(prefix) or linked
+        prefix = linked
     prefixes = {prefix, change_prefix}
     base_tree = TreeSnapshot(repo, merge_base, [prefix])
     fork_tree = base_tree if fork == merge_base else TreeSnapshot(repo, fork, [prefix])
@@ -456,6 +467,35 @@ class _Settings:
             return None
         folder = f"{self.root}/" if self.root else ""
         return [f"{folder}{CONFIG_FILE}", f"{folder}pyproject.toml"]
+
+    def followed(self, path: str) -> str:
+        """``path``, or the folder of the merge-base it leads to when the merge-base keeps
+        it as a symbolic link inside the repository (a few links deep at most)."""
+        for _ in range(8):
+            if not path:
+                return path
+            entry = self._folder(posixpath.dirname(path)).get(path)
+            if entry is None or entry.mode != MODE_SYMLINK:
+                return path
+            target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
+            text = target.decode("utf-8", "replace")
+            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
+            if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
+                return path  # outside the repository: the lint's AL706 says so
+            folder = self._folder(posixpath.dirname(resolved)).get(resolved)
+            if folder is None or folder.mode not in (MODE_TREE, MODE_SYMLINK):
+                return path
+            path = resolved
+        return path
+
+    def followed_in_work_tree(self, path: str) -> str | None:
+        """The folder of the work tree that ``path`` leads to, when it stays inside."""
+        top = os.path.realpath(self.repo.top)
+        real = os.path.realpath(os.path.join(top, path))
+        relative = os.path.relpath(real, top).replace(os.sep, "/")
+        if relative == "." or relative.startswith("../") or not os.path.isdir(real):
+            return None
+        return relative
 
     def agent_prefix(self, config: Config) -> str:
         """The agent dir the merge-base's configuration names, as a repository path.

@@ -231,9 +231,15 @@ def collisions(folder: str, names: Iterable[str]) -> Iterator[EntryProblem]:
         )
 
 
-def symlink_inside(repo_path: str, target: str, folder: bool) -> EntryProblem:
-    """AL705 for a symbolic link that stays inside the repository."""
-    what = "its folder is not walked" if folder else "the file it names is read"
+def symlink_inside(
+    repo_path: str, target: str, folder: bool, agent_dir: bool = False
+) -> EntryProblem:
+    """AL705 for a symbolic link that stays inside the repository (``agent_dir``: the
+    agent dir itself, whose folder is read)."""
+    if agent_dir:
+        what = "the agent dir; the folder it leads to is read"
+    else:
+        what = "its folder is not walked" if folder else "the file it names is read"
     return _named(
         EntryIssue.SYMLINK_INSIDE,
         repo_path,
