@@ -320,6 +320,8 @@ def _no_json(core: str, index: int) -> YamlProblem:
 
 
 _KEY_SHAPE = "a mapping key must be a string, not a sequence or a mapping"
+#: The core tags :func:`construct_scalar` makes a JSON value of.
+_SCALAR_TAGS = frozenset({"str", "timestamp", "value", "null", "bool", "int", "float"})
 
 
 class _Reader:
@@ -480,7 +482,7 @@ class _Reader:
         if core in ("seq", "map"):
             kind = "sequence" if core == "seq" else "mapping"
             raise YamlProblem(f"expected a {kind} node, but found a scalar", index)
-        if core in ("", "merge"):
+        if core not in _SCALAR_TAGS:  # outside the core schema (``!!python/name:…``), or merge
             raise YamlProblem(f"could not determine a constructor for the tag {tag!r}", index)
         try:
             return construct_scalar(core, text, self.version)

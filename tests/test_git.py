@@ -466,3 +466,19 @@ def test_a_merged_agent_dir_kept_as_a_link_is_compared_where_it_leads(tmp_path, 
     edit(repo / handoff, '"task_complete"', '"timeout"')
     code, found = run(repo, capsys, "--base", "main", mode=mode)
     assert code == 1 and codes(found) == [("AL601", handoff)]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        (b"a\nb\nc\n", b"a\nx\nc\n", 2),
+        (b"a\nb\n", b"a\nb\nc\n", 3),  # added at the end: the first added line
+        (b"a\nb\nc\n", b"a\nb\n", 2),  # removed at the end: the last line left, not past it
+        (b"a\nb\n", b"a\r\nb\r\n", 1),  # only line endings: the whole file, from line 1
+        (b"a\n", b"", 1),
+    ],
+)
+def test_the_first_changed_line_is_a_line_of_the_file(old, new, line):
+    from agent_lint.gitgate.checks import _first_difference
+
+    assert _first_difference(old, new) == line

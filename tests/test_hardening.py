@@ -370,6 +370,7 @@ _DOCUMENTS = [
     "a: 1\na: 2\n",
     "a: &x [*x]\n",
     "!!python/object/apply:os.system ['true']\n",
+    "a: !!python/name:os.system\n",
     "!!binary aGVsbG8=\n",
     "a: [1, 2\n",
     "\ufeffa: b\u2028c\n",

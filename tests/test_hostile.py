@@ -64,6 +64,13 @@ def test_yaml_tags_that_would_run_code_are_invalid(tmp_path):
     assert d.code == "AL002" and not marker.exists()
 
 
+@pytest.mark.parametrize("text", ["a: !!python/name:os.system\n", "a: !!python/none ''\n"])
+def test_a_scalar_tag_outside_the_core_schema_is_named(text):
+    loaded = parse("t.yaml", Format.YAML, text.encode())
+    [d] = findings(loaded)
+    assert d.code == "AL002" and "could not determine a constructor for the tag" in d.message
+
+
 @pytest.mark.parametrize("tag", ["!!binary aGk=", "!!set {a}", "!!omap [a: 1]", "!!pairs [a: 1]"])
 def test_yaml_types_without_a_json_equivalent_are_invalid(tag):
     loaded = parse("t.yaml", Format.YAML, f"value: {tag}\n".encode())

@@ -435,7 +435,11 @@ def _first_difference(old: bytes | None, new: bytes | None) -> int:
     for number, (a, b) in enumerate(zip(before, after, strict=False), start=1):
         if a != b:
             return number
-    return min(len(before), len(after)) + 1 if after else 1
+    if len(after) > len(before):
+        return len(before) + 1  # lines added at the end: the first of them
+    if len(after) < len(before):
+        return max(len(after), 1)  # lines removed at the end: the last line left
+    return 1  # only line endings differ: the whole file
 
 
 def sort_key(kind: Kind, path: str) -> tuple[int, str] | None:
