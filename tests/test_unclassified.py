@@ -35,6 +35,16 @@ def test_misnamed_record_says_what_it_should_be_called(lint_tree, name, content,
     assert "matches no record kind, so it is not checked; it looks like a" in d.message
 
 
+def test_a_rename_onto_an_existing_record_is_said_as_the_clash_it_is(lint_tree):
+    files = {**ANCHOR, "decisions/sub/D-000.json": decision(decision_id="D-000")}
+    [d] = [d for d in lint_tree(files).diagnostics if d.code == "AL205"]
+    assert "rename it to" not in d.message
+    assert d.message.endswith(
+        "its name would be .agent/decisions/D-000.json, which exists already: merge the two "
+        "records, or give this one an id of its own"
+    )
+
+
 def _meta() -> dict[str, object]:
     return {
         "schema_version": 1,

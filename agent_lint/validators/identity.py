@@ -365,6 +365,28 @@ def _carried_id(profile: Profile, relpath: str, data: object) -> tuple[Kind, str
     return None
 
 
+def rename_targets_taken(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
+    """AL205's advice to rename a file to a name another file already has, said as the
+    clash it is: renaming would overwrite that record (a repo-wide view of the
+    per-file finding)."""
+    prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    kept = []
+    for finding in findings:
+        if finding.code == UNCLASSIFIED_FILE.code and finding.key:
+            target = prefix + finding.key
+            advice = f": rename it to {prefix}{clip(finding.key)}"
+            taken = target != finding.path and target in index.walked
+            if taken and finding.message.endswith(advice):
+                message = (
+                    finding.message.removesuffix(advice)
+                    + f"; its name would be {target}, which exists already: merge the "
+                    "two records, or give this one an id of its own"
+                )
+                finding = finding._replace(message=message)
+        kept.append(finding)
+    return kept
+
+
 def check_unclassified(
     profile: Profile, path: str, relpath: str, data: object
 ) -> Iterator[Diagnostic]:
