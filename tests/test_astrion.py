@@ -263,41 +263,45 @@ def test_every_folder_without_metadata_is_one_finding_at_its_first_file(tmp_path
     ]
 
 
-def test_a_renamed_conversation_folder_is_its_id_findings_and_fix_keeps_the_id(tmp_path, capsys):
+def _renamed_then_fixed(tmp_path, capsys, folder: str, old: str, new: str):
+    """Rename ``folder/old`` of the valid store to ``new``: the findings of a run, and the
+    names of the JSON files a ``--fix`` then changes."""
     store = tmp_path / "store"
     shutil.copytree(ASTRION / "valid", store)
-    folders = store / ".astrion/conversations"
-    (folders / "conv_20260713_140500_003").rename(folders / "conv_20260713_140500_009")
+    parent = store / ".astrion" / folder
+    (parent / old).rename(parent / new)
     before = {p: p.read_bytes() for p in store.rglob("*.json")}
     assert main([str(store), "--no-color", "--no-cache", "--output-format", "json"]) == 1
     found = json.loads(capsys.readouterr().out)["diagnostics"]
+    main([str(store), "--fix", "--quiet", "--no-cache"])
+    after = {p: p.read_bytes() for p in store.rglob("*.json")}
+    return found, {p.name for p in after if after[p] != before.get(p)}
+
+
+def test_a_renamed_conversation_folder_is_its_id_findings_and_fix_keeps_the_id(tmp_path, capsys):
+    found, changed = _renamed_then_fixed(
+        tmp_path, capsys, "conversations", "conv_20260713_140500_003", "conv_20260713_140500_009"
+    )
     # The files that carry the id (metadata.json, messages.json), not the index entry,
     # state.json's last_conversation_id or a record missing from the index.
     assert {(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found} == {
         ("AL202", "metadata.json"),
         ("AL202", "messages.json"),
     }
-    main([str(store), "--fix", "--quiet", "--no-cache"])
-    assert {p: p.read_bytes() for p in store.rglob("*.json")} == before
+    assert changed == set()
 
 
 def test_a_renamed_sub_agent_folder_stands_for_its_agent_in_agent_ids(tmp_path, capsys):
-    store = tmp_path / "store"
-    shutil.copytree(ASTRION / "valid", store)
-    agents = store / ".astrion/conversations/conv_20260711_210000_001/agents"
-    (agents / "3").rename(agents / "7")
-    before = {p: p.read_bytes() for p in store.rglob("*.json")}
-    assert main([str(store), "--no-color", "--no-cache", "--output-format", "json"]) == 1
-    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    found, changed = _renamed_then_fixed(
+        tmp_path, capsys, "conversations/conv_20260711_210000_001/agents", "3", "7"
+    )
     # agents/7/ stands for agent 3 in agent_ids (no AL802 either way); the folder name 7 is
     # in use all the same, so the counter must pass it (a new agent 7 would collide).
     assert {(d["code"], d["path"].rsplit("/", 2)[-2]) for d in found} == {
         ("AL202", "7"),
         ("AL807", ".astrion"),
     }
-    main([str(store), "--fix", "--quiet", "--no-cache"])
-    after = {p: p.read_bytes() for p in store.rglob("*.json")}
-    assert {p.name for p in after if after[p] != before[p]} == {"state.json"}
+    assert changed == {"state.json"}
 
 
 def test_a_mistyped_sub_agent_id_is_its_own_finding_alone(tmp_path, capsys):

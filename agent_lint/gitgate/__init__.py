@@ -186,9 +186,10 @@ def _run(target: Target, request: Request) -> Outcome:
     if linked != prefix:
         # The merge-base keeps its agent dir as a link to a folder of the repository: the
         # merged records are in that folder, which the gate then compares in full.
+        shown, there = settings.display(prefix), settings.display(linked)
         notices.append(
-            f"{prefix} is a symbolic link to {linked} in the merge-base; the append-only "
-            f"gate (AL6xx) compares {linked}/"
+            f"{shown} is a symbolic link to {there} in the merge-base; the append-only "
+            f"gate (AL6xx) compares {there}/"
         )
         if change_prefix == prefix:
             change_prefix = settings.followed_in_work_tree(prefix) or linked
@@ -390,6 +391,10 @@ def _relative(path: Path, top: Path) -> str | None:
     return rel.replace(os.sep, "/")
 
 
+#: The longest symbolic link target followed (PATH_MAX on Linux).
+_MAX_LINK_TARGET = 4096
+
+
 class _Settings:
     """The gate's configuration and folders, from the merge-base and the target."""
 
@@ -478,6 +483,8 @@ class _Settings:
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path
             target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
+            if len(target) > _MAX_LINK_TARGET:
+                return path  # no file system makes such a link
             text = target.decode("utf-8", "replace")
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
             if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):

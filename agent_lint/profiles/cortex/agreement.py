@@ -181,14 +181,14 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
     has = has_checksum(latest, lenient)
     # Both mirrors of the checksum lag behind for one reason: one finding, at the first.
     parts: list[str] = []
-    pointers: list[str] = []
+    pointer = ""  # of the first mirror that lags
     state = meta.get("state")
     if isinstance(state, dict):
         held = state.get("checksum")
         expected = latest.mirrored_checksum(held, lenient)
         if held != expected:
             parts.append(f"state.checksum {short(held)} but {has} {short(expected)}")
-            pointers.append("/state/checksum" if "checksum" in state else "/state")
+            pointer = "/state/checksum" if "checksum" in state else "/state"
     entries = meta.get("handoffs")
     if isinstance(entries, list) and entries and isinstance(entries[-1], dict):
         last = entries[-1]
@@ -196,11 +196,12 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
         expected = latest.mirrored_checksum(held, lenient)
         if last.get("handoff_id") == latest.id and held != expected:
             position = len(entries) - 1
+            if not parts:
+                item = f"/handoffs/{position}"
+                pointer = f"{item}/checksum" if "checksum" in last else item
             parts.append(f"handoffs[{position}].checksum {short(held)} but {has} {short(expected)}")
-            item = f"/handoffs/{position}"
-            pointers.append(f"{item}/checksum" if "checksum" in last else item)
     if parts:
-        yield META_CHECKSUM.at(path, "meta.json " + "; ".join(parts), pointer=pointers[0])
+        yield META_CHECKSUM.at(path, "meta.json " + "; ".join(parts), pointer=pointer)
 
 
 def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
