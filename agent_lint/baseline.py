@@ -20,16 +20,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agent_lint.config import ConfigError
-from agent_lint.diagnostics import Diagnostic
+from agent_lint.diagnostics import Diagnostic, change_cannot_waive
 from agent_lint.fileio import NotRead, read_in_folder
 from agent_lint.frozen import frozen
 from agent_lint.jsontext import clip
 
 VERSION = 1
 
-#: The append-only gate's codes: a baseline never hides them (the baseline file may be
-#: part of the change under review, and the gate is not the change's to waive).
-GATE_PREFIX = "AL6"
 _POSITION = re.compile(r"\[\d+\]")
 _POINTER_POSITION = re.compile(r"/\d+(?=/|$)")
 _HINT = re.compile(r'; did you mean "[^"]*"\?')
@@ -65,7 +62,7 @@ def render(diagnostics: Iterable[Diagnostic]) -> str:
                 "message": d.message,
             }
             for d in diagnostics
-            if not d.code.startswith(GATE_PREFIX)
+            if not change_cannot_waive(d.code)
         ),
         key=lambda entry: (entry["path"], entry["code"], entry["fingerprint"]),
     )
@@ -123,7 +120,7 @@ def apply(diagnostics: Iterable[Diagnostic], baseline: Counter[str]) -> Filtered
     known = 0
     for diagnostic in diagnostics:
         value = fingerprint(diagnostic)
-        if left[value] > 0 and not diagnostic.code.startswith(GATE_PREFIX):
+        if left[value] > 0 and not change_cannot_waive(diagnostic.code):
             left[value] -= 1
             known += 1
         else:

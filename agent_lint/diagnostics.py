@@ -24,6 +24,18 @@ class Severity(str, enum.Enum):
     INFO = "info"  # needs no action (e.g. the absent records of a partial snapshot)
 
 
+#: Codes the change under review cannot waive: with ``--base`` their settings come from the
+#: merge-base, and no baseline entry hides them. The append-only gate's own (``AL6xx``), and
+#: a linked folder in the agent dir (``AL707``), which would take handoffs out of its reach.
+GATE_PREFIX = "AL6"
+_GUARDED_CODES = frozenset({"AL707"})
+
+
+def change_cannot_waive(code: str) -> bool:
+    """Whether ``code`` is one the change under review cannot waive (see above)."""
+    return code.startswith(GATE_PREFIX) or code in _GUARDED_CODES
+
+
 @frozen(repr=False)
 class Rule:
     """A check's stable identity and its user documentation.

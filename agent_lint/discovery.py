@@ -304,7 +304,7 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
     if fs.islink(agent):
         link_target = relative(_realpath(agent, fs) or agent, root_real)
         yield Entry(
-            agent, "", storage.symlink_inside(relative(agent, root), link_target, True, True)
+            agent, "", storage.symlink_inside(relative(agent, root), link_target, agent_dir=True)
         )
     max_bytes = target.config.limits.max_file_bytes
     # The agent dir's own path in the repository, "" when it is the root itself.
@@ -451,10 +451,11 @@ def _visit(
         assert resolved is not None
         leads_to_folder = fs.isdir(resolved)
         shown = relative(resolved, root_real)
-        yield Entry(full, relpath, storage.symlink_inside(repo_path, shown, leads_to_folder))
         if leads_to_folder:
+            yield Entry(full, relpath, storage.linked_folder(repo_path, shown))
             yield from _linked_files(full, relpath, resolved, fs)
             return
+        yield Entry(full, relpath, storage.symlink_inside(repo_path, shown))
     try:
         info = fs.stat(full)
     except OSError as exc:
@@ -470,7 +471,7 @@ def _visit(
 def _linked_files(link: str, relpath: str, real: str, fs: FileSystem) -> Iterator[Entry]:
     """The files under a linked folder, by name only: present, never read.
 
-    The link is the finding (AL705); listing what it holds keeps records that
+    The link is the finding (AL707); listing what it holds keeps records that
     live behind it from being reported missing by every reference to them.
     Nothing is listed when the folder holds the link (a loop), and links
     inside it are not followed.

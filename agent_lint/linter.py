@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agent_lint import workers
 from agent_lint.config import Config, ConfigError, Limits, load_config
-from agent_lint.diagnostics import Diagnostic, Fix
+from agent_lint.diagnostics import GATE_PREFIX, Diagnostic, Fix, change_cannot_waive
 from agent_lint.discovery import (
     Entry,
     NoProfile,
@@ -49,7 +49,7 @@ from agent_lint.validators.files import UNPARSED, diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.identity import rename_targets_taken
-from agent_lint.validators.storage import NAME_COLLISION, SYMLINK_INSIDE
+from agent_lint.validators.storage import LINKED_FOLDER, NAME_COLLISION, SYMLINK_INSIDE
 
 if TYPE_CHECKING:
     # Loaded when a run needs them: the gate with a base, the fixer for a fixable
@@ -63,8 +63,6 @@ if TYPE_CHECKING:
 __all__ = ["LintResult", "configured", "is_enabled", "is_selected", "lint_paths", "lint_target"]
 
 T = TypeVar("T")
-#: Codes of the append-only gate, whose settings come from the merge-base.
-GATE_PREFIX = "AL6"
 #: Thresholds of the cyclic garbage collector while a repository is linted. The pass builds
 #: a large index that lives to the end; with Python's defaults the full collections walk
 #: it again and again (7% of a run at 100,000 records), while its garbage cycles are short-
@@ -383,7 +381,7 @@ def _lint_target(
     for diagnostic in found:
         if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
             continue
-        rules = gate_config if diagnostic.code.startswith(GATE_PREFIX) else config
+        rules = gate_config if change_cannot_waive(diagnostic.code) else config
         shown = configured(diagnostic, rules)
         if shown is None:
             continue
@@ -395,12 +393,11 @@ def _lint_target(
     if merged:
         view = profile.restore(index, merged) if profile.restore and holds_state else None
         kept_findings = _as_merged(kept_findings, view, merged, config)
-    # A link the gate reports in place of a merged file (AL607) is not reported again as a
-    # link inside the repository (AL705): one fact, one finding.
+    # A link the gate reports in place of a merged file or folder (AL607) is not reported
+    # again as a link inside the repository (AL705, AL707): one fact, one finding.
     replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
-    kept_findings = [
-        d for d in kept_findings if d.code != SYMLINK_INSIDE.code or d.path not in replaced
-    ]
+    links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)
+    kept_findings = [d for d in kept_findings if d.code not in links or d.path not in replaced]
     # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
     if any(d.code == TWIN.code for d in kept_findings):
         from agent_lint.gitgate.snapshots import fold

@@ -64,6 +64,7 @@ class EntryIssue(str, enum.Enum):
     UNPORTABLE_NAME = "unportable-name"
     SYMLINK_INSIDE = "symlink-in-agent-dir"
     AGENT_DIR_OUTSIDE = "agent-dir-outside-repository"
+    LINKED_FOLDER = "linked-folder-in-agent-dir"
 
 
 class GateIssue(str, enum.Enum):

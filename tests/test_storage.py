@@ -112,14 +112,14 @@ def test_unportable_name_is_a_warning_and_the_record_is_still_read(lint_tree):
     assert d.severity.value == "warning" and "cannot be checked out on Windows" in d.message
 
 
-def test_symlink_to_a_folder_inside_the_repository_is_a_warning_not_walked(lint_tree, tmp_path):
+def test_symlink_to_a_folder_inside_the_repository_is_an_error_not_walked(lint_tree, tmp_path):
     shared = tmp_path / "repo" / "shared"
     shared.mkdir(parents=True)
     (shared / "D-001.json").write_text("{broken")
     (tmp_path / "repo" / ".agent").mkdir(parents=True)
     os.symlink(shared, tmp_path / "repo" / ".agent" / "decisions")
     [d] = lint_tree({}).diagnostics
-    assert d.code == "AL705" and "its folder is not walked" in d.message
+    assert d.code == "AL707" and "neither walked nor checked" in d.message
 
 
 def test_symlink_whose_target_cannot_be_resolved(lint_tree, tmp_path, monkeypatch):

@@ -1,14 +1,17 @@
 """One symbolic link, one finding per fact, with and without the append-only gate.
 
-A link inside the repository is AL705 (a warning); a link that leads out is
-AL007 (or AL706 for the agent dir itself); a link in place of a merged handoff
-or of a folder holding some is the gate's AL607, which then stands for AL705
-too. Files behind a linked folder are present without being read, so the link
-is not reported again by every reference to them.
+A link to a file inside the repository is AL705 (a warning); a link to a folder
+inside the agent dir is AL707 (an error: nothing behind it is read, and the
+change cannot waive it); a link that leads out is AL007 (or AL706 for the agent
+dir itself); a link in place of a merged handoff or of a folder holding some is
+the gate's AL607, which then stands for AL705 or AL707 too. Files behind a
+linked folder are present without being read, so the link is not reported again
+by every reference to them.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -18,6 +21,7 @@ import pytest
 from conftest import FIXTURES
 from gitrepo import CONV, git, make_repo
 
+from agent_lint import baseline
 from agent_lint.cli import main
 from agent_lint.linter import lint_paths
 
@@ -30,13 +34,56 @@ def findings(repo: Path, **options: Any) -> list[tuple[str, str]]:
     return [(d.code, d.path) for d in lint_paths([repo], **options).diagnostics]
 
 
-def test_a_linked_folder_inside_the_repository_is_one_warning(tmp_path):
+def test_a_linked_folder_inside_the_agent_dir_is_one_error(tmp_path):
+    """Nothing behind it is read: the link is the finding, and the only one."""
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURES / "valid", repo)
     handoffs = repo / CONV / "handoffs"
     shutil.move(handoffs, repo / "kept-handoffs")
+    (repo / "kept-handoffs" / "H-001.json").write_text('{"garbage": true}')
     os.symlink("../../../kept-handoffs", handoffs)
-    assert findings(repo) == [("AL705", f"{CONV}/handoffs")]
+    [found] = lint_paths([repo]).diagnostics
+    assert (found.code, found.path, found.severity.value) == ("AL707", f"{CONV}/handoffs", "error")
+    assert "kept-handoffs: the files behind it are neither walked" in found.message
+
+
+def _linked_conversation(repo: Path) -> str:
+    """A change that adds a conversation as a link to a folder outside the agent dir."""
+    conversation = ".agent/conversations/C-linked"
+    shutil.copytree(repo / CONV, repo / "docs" / "C-linked")
+    (repo / "docs" / "C-linked" / "handoffs" / "H-001.json").write_text('{"garbage": true}')
+    os.symlink("../../docs/C-linked", repo / conversation)
+    return conversation
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
+def test_a_change_cannot_waive_a_linked_folder(tmp_path, capsys, staged):
+    """The change's own configuration ignores AL7: with the gate, the merge-base's settings
+    decide AL707, as they decide AL6xx (the link would take the handoffs out of its reach)."""
+    repo = make_repo(tmp_path)
+    conversation = _linked_conversation(repo)
+    (repo / ".agent-lint.toml").write_text('ignore = ["AL707", "AL7"]\n', encoding="utf-8")
+    if staged:
+        git(repo, "add", "-A")
+    assert findings(repo, base="main", staged=staged) == [("AL707", conversation)]
+    assert findings(repo) == []  # without the gate, the change's settings are the ones
+    assert main([str(repo), "--base", "main", *(["--staged"] if staged else [])]) == 1
+    assert "until it is merged, the gate (AL6xx, and AL707) follows" in capsys.readouterr().err
+
+
+def test_a_baseline_never_hides_a_linked_folder(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    conversation = _linked_conversation(repo)
+    known = tmp_path / "baseline.json"
+    assert main([str(repo), "--write-baseline", str(known)]) == 0
+    assert json.loads(known.read_text(encoding="utf-8"))["findings"] == []
+    forged = {"code": "AL707", "path": conversation, "message": "", "fingerprint": ""}
+    entries = [forged]
+    for d in lint_paths([repo]).diagnostics:  # the entry --write-baseline would write
+        entries.append({"fingerprint": baseline.fingerprint(d), "code": d.code, "path": d.path})
+    known.write_text(json.dumps({"version": 1, "findings": entries}), encoding="utf-8")
+    assert main([str(repo), "--baseline", str(known)]) == 1
+    assert f"{conversation}:1:1: AL707" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])

@@ -457,8 +457,8 @@ class _Settings:
         if changed:
             notices.append(
                 f"the change edits agent-lint settings that decide the append-only gate "
-                f"({', '.join(changed)}); until it is merged, the gate (AL6xx) follows the "
-                f"configuration of the merge-base {short}"
+                f"({', '.join(changed)}); until it is merged, the gate (AL6xx, and AL707) "
+                f"follows the configuration of the merge-base {short}"
             )
         return base, notices
 

@@ -75,16 +75,31 @@ SYMLINK_INSIDE = Rule(
     "AL705",
     "symlink-in-agent-dir",
     "A symbolic link is part of the agent dir",
-    "Reports a symbolic link in the agent dir (or the agent dir itself being one) that stays "
-    "inside the repository. The linked file is read; a linked folder is not walked, and the "
-    "files behind it count as present without being read. In place of a handoff merged on "
-    "the base, the append-only gate reports the link instead (AL607). "
-    "Links become plain text files in Windows checkouts and let one record change under "
-    "another name; commit the file itself. A link that leaves the repository is an error "
-    "(AL007).",
+    "Reports a symbolic link to a file in the agent dir (or the agent dir itself being one) "
+    "that stays inside the repository. The linked file, or the folder the agent dir leads "
+    "to, is read and checked. In place of a handoff merged on the base, the append-only gate "
+    "reports the link instead (AL607). Links become plain text files in Windows checkouts "
+    "and let one record change under another name; commit the file itself. A link to a "
+    "folder inside the agent dir is an error (AL707); a link that leaves the repository is "
+    "one too (AL007).",
     "decisions/D-001.json -> ../shared/D-001.json",
     "decisions/D-001.json as a regular file",
     severity=Severity.WARNING,
+)
+LINKED_FOLDER = Rule(
+    "AL707",
+    "linked-folder-in-agent-dir",
+    "A folder inside the agent dir is a symbolic link",
+    "Reports a symbolic link inside the agent dir that leads to a folder of the repository. "
+    "The folder is not walked: the files behind the link count as present, so references to "
+    "them resolve, but none of them is checked, and once merged, the append-only gate does "
+    "not see their handoffs change, since the gate compares the agent dir's own paths. It is "
+    "an error because a change could otherwise bring in records no check reads, or move "
+    "merged handoffs out of the gate's reach; the link also becomes a plain text file in a "
+    "Windows checkout, where the next agent cannot resume. Commit the folder itself. (The "
+    "agent dir being a link is AL705: its folder is read.)",
+    "conversations/C-7 -> ../../docs/C-7",
+    "conversations/C-7/ as a folder committed in the agent dir",
 )
 AGENT_DIR_OUTSIDE = Rule(
     "AL706",
@@ -105,6 +120,7 @@ RULES = (
     UNPORTABLE_NAME,
     SYMLINK_INSIDE,
     AGENT_DIR_OUTSIDE,
+    LINKED_FOLDER,
 )
 
 #: Name of seed 001's short directory lock.
@@ -128,6 +144,7 @@ BY_ISSUE: dict[EntryIssue, Rule] = {
     EntryIssue.UNPORTABLE_NAME: UNPORTABLE_NAME,
     EntryIssue.SYMLINK_INSIDE: SYMLINK_INSIDE,
     EntryIssue.AGENT_DIR_OUTSIDE: AGENT_DIR_OUTSIDE,
+    EntryIssue.LINKED_FOLDER: LINKED_FOLDER,
 }
 
 
@@ -231,20 +248,29 @@ def collisions(folder: str, names: Iterable[str]) -> Iterator[EntryProblem]:
         )
 
 
-def symlink_inside(
-    repo_path: str, target: str, folder: bool, agent_dir: bool = False
-) -> EntryProblem:
-    """AL705 for a symbolic link that stays inside the repository (``agent_dir``: the
-    agent dir itself, whose folder is read)."""
-    if agent_dir:
-        what = "the agent dir; the folder it leads to is read"
-    else:
-        what = "its folder is not walked" if folder else "the file it names is read"
+def symlink_inside(repo_path: str, target: str, agent_dir: bool = False) -> EntryProblem:
+    """AL705 for a symbolic link to a file that stays inside the repository (``agent_dir``:
+    the agent dir itself, whose folder is read)."""
+    what = (
+        "the agent dir; the folder it leads to is read"
+        if agent_dir
+        else "the file it names is read"
+    )
     return _named(
         EntryIssue.SYMLINK_INSIDE,
         repo_path,
         f"symbolic link to {target} ({what}); links break in Windows checkouts, so commit "
         "the file or folder itself",
+    )
+
+
+def linked_folder(repo_path: str, target: str) -> EntryProblem:
+    """AL707 for a symbolic link inside the agent dir that leads to a folder of the repository."""
+    return _named(
+        EntryIssue.LINKED_FOLDER,
+        repo_path,
+        f"symbolic link to the folder {target}: the files behind it are neither walked nor "
+        "checked, and the append-only gate does not follow it; commit the folder itself",
     )
 
 
