@@ -99,6 +99,15 @@ def test_a_merged_handoff_replaced_by_a_link_is_the_gates_finding_alone(tmp_path
     assert findings(repo) == [("AL705", H001)]  # without the gate, the link is the finding
 
 
+def test_a_merged_folder_replaced_by_a_link_is_the_gates_finding_alone(tmp_path):
+    repo = make_repo(tmp_path)
+    handoffs = repo / CONV / "handoffs"
+    shutil.move(handoffs, repo / "kept")
+    os.symlink("../../../kept", handoffs)
+    assert findings(repo, base="main") == [("AL607", f"{CONV}/handoffs")]
+    assert findings(repo) == [("AL707", f"{CONV}/handoffs")]
+
+
 @pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
 def test_an_agent_dir_moved_behind_a_link(tmp_path, staged):
     repo = make_repo(tmp_path)
