@@ -216,7 +216,10 @@ class Kind:
     asks new records to continue the base's numbers). ``integer_id`` marks a
     kind whose ids are integers (written in its folder name in decimal).
     ``timed_prefix`` is, for :attr:`NameRule.TIMED`, what a file named by its
-    time alone prefixes to its name to make an id (Cortex: ``H-``).
+    time alone prefixes to its name to make an id (Cortex: ``H-``). ``id_of``
+    names the file beside it whose id a file of this kind repeats (Astrion:
+    ``messages.json`` repeats ``metadata.json``'s): a folder name both disagree
+    with alike is one finding, on that file alone.
     """
 
     name: str
@@ -242,6 +245,7 @@ class Kind:
     integer_id: bool = False
     next_name: Callable[[int], str] | None = None
     timed_prefix: str = ""
+    id_of: str = ""
 
 
 def paths(*fields: str) -> tuple[tuple[str, ...], ...]:

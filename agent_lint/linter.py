@@ -48,7 +48,7 @@ from agent_lint.validators import FileCheck
 from agent_lint.validators.files import UNPARSED, diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
-from agent_lint.validators.identity import rename_targets_taken
+from agent_lint.validators.identity import mirrored_ids_once, rename_targets_taken
 from agent_lint.validators.storage import LINKED_FOLDER, NAME_COLLISION, SYMLINK_INSIDE
 
 if TYPE_CHECKING:
@@ -390,6 +390,7 @@ def _lint_target(
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     kept_findings = rename_targets_taken(without_covered(kept_findings), index)
+    kept_findings = mirrored_ids_once(kept_findings, index)
     if merged:
         view = profile.restore(index, merged) if profile.restore and holds_state else None
         kept_findings = _as_merged(kept_findings, view, merged, config)

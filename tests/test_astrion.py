@@ -282,12 +282,12 @@ def test_a_renamed_conversation_folder_is_its_id_findings_and_fix_keeps_the_id(t
     found, changed = _renamed_then_fixed(
         tmp_path, capsys, "conversations", "conv_20260713_140500_003", "conv_20260713_140500_009"
     )
-    # The files that carry the id (metadata.json, messages.json), not the index entry,
-    # state.json's last_conversation_id or a record missing from the index.
-    assert {(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found} == {
-        ("AL202", "metadata.json"),
-        ("AL202", "messages.json"),
-    }
+    # One fact, one finding: the conversation's id, on its metadata.json; not messages.json,
+    # which repeats that id, the index entry, state.json's last_conversation_id or a record
+    # missing from the index.
+    assert [(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found] == [
+        ("AL202", "metadata.json")
+    ]
     assert changed == set()
 
 
@@ -297,11 +297,36 @@ def test_a_renamed_sub_agent_folder_stands_for_its_agent_in_agent_ids(tmp_path, 
     )
     # agents/7/ stands for agent 3 in agent_ids (no AL802 either way); the folder name 7 is
     # in use all the same, so the counter must pass it (a new agent 7 would collide).
-    assert {(d["code"], d["path"].rsplit("/", 2)[-2]) for d in found} == {
-        ("AL202", "7"),
-        ("AL807", ".astrion"),
-    }
+    assert [(d["code"], d["path"].removeprefix(".astrion/conversations/")) for d in found] == [
+        ("AL202", "conv_20260711_210000_001/agents/7/metadata.json"),
+        ("AL807", ".astrion/state.json"),
+    ]
     assert changed == {"state.json"}
+
+
+@pytest.mark.parametrize(
+    "folder", ["conv_20260711_210000_001", "conv_20260711_210000_001/agents/3"]
+)
+def test_a_messages_file_with_an_id_of_its_own_is_its_own_finding(tmp_path, capsys, folder):
+    """messages.json's AL202 is left out only when it repeats metadata.json's, alike."""
+    store = tmp_path / "store"
+    shutil.copytree(ASTRION / "valid", store)
+    records = store / ".astrion" / "conversations" / folder
+    field = "agent_id" if "/agents/" in folder else "id"
+    wrong = {"agent_id": 8, "id": "conv_20260711_210000_008"}[field]
+    _edit(records / "messages.json", **{field: wrong})
+    found = json.loads(_run_json(store, capsys))["diagnostics"]
+    assert [(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found] == [
+        ("AL202", "messages.json")
+    ]
+    # The folder renamed as well: two ids that disagree with it, each in its own words.
+    renamed = records.with_name(records.name[:-1] + "9")
+    records.rename(renamed)
+    found = json.loads(_run_json(store, capsys))["diagnostics"]
+    assert [(d["code"], d["path"].rsplit("/", 1)[-1]) for d in found if d["code"] == "AL202"] == [
+        ("AL202", "messages.json"),
+        ("AL202", "metadata.json"),
+    ]
 
 
 def test_a_mistyped_sub_agent_id_is_its_own_finding_alone(tmp_path, capsys):

@@ -387,6 +387,27 @@ def rename_targets_taken(findings: list[Diagnostic], index: RepoIndex) -> list[D
     return kept
 
 
+def mirrored_ids_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
+    """A folder name that a record and the file repeating its id (``Kind.id_of``) both
+    disagree with, alike, is one AL202: the record's (a renamed Astrion folder is one fact,
+    not one per file that carries its id)."""
+    profile = index.profile
+    mismatched = {(d.path, d.message) for d in findings if d.code == ID_NAME_MISMATCH.code}
+    if profile is None or len(mismatched) < 2:
+        return findings
+    prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    kept = []
+    for finding in findings:
+        if finding.code == ID_NAME_MISMATCH.code and finding.path.startswith(prefix):
+            match = profile.classify(finding.path[len(prefix) :])
+            if match is not None and match.kind.id_of:
+                record = posixpath.join(posixpath.dirname(finding.path), match.kind.id_of)
+                if (record, finding.message) in mismatched:
+                    continue
+        kept.append(finding)
+    return kept
+
+
 def check_unclassified(
     profile: Profile, path: str, relpath: str, data: object
 ) -> Iterator[Diagnostic]:

@@ -89,6 +89,7 @@ KINDS: tuple[Kind, ...] = (
         name_rule=NameRule.DIR,
         folder="conversation",
         example="conversations/<id>/messages.json",
+        id_of="metadata.json",
     ),
     Kind(
         "sub-agent",
@@ -116,6 +117,7 @@ KINDS: tuple[Kind, ...] = (
         folder="agent",
         integer_id=True,
         example="conversations/<id>/agents/<agent_id>/messages.json",
+        id_of="metadata.json",
     ),
 )
 
