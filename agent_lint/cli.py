@@ -528,11 +528,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS if edits else EXIT_CLEAN
     if args.write_baseline is not None:
         from agent_lint import baseline
+        from agent_lint.diagnostics import change_cannot_waive
 
         _write(baseline.render(result.diagnostics), args.write_baseline)
-        count = len(result.diagnostics)
+        recorded = sum(not change_cannot_waive(d.code) for d in result.diagnostics)
+        left_out = len(result.diagnostics) - recorded
         if not args.quiet:
-            findings = f"{count} finding{'s' if count != 1 else ''}"
+            findings = f"{recorded} finding{'s' if recorded != 1 else ''}"
+            if left_out:
+                findings += (
+                    f" ({left_out} left out: a baseline never hides the append-only gate's "
+                    "AL6xx or AL707)"
+                )
             say("note", f"recorded {findings} in {args.write_baseline}")
         return EXIT_CLEAN
     if known is not None:

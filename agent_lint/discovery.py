@@ -313,6 +313,7 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
     pending = [(agent, "")]
     if folders:
         pending = []
+        linked: set[str] = set()
         for name in sorted(folders, reverse=True):
             folder = os.path.join(agent, *name.split("/"))
             if not fs.isdir(folder):
@@ -327,6 +328,18 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
                         "folder leads outside the repository through a symbolic link; not read",
                     ),
                 )
+                continue
+            link = _first_link(agent, name, fs)
+            if link is not None:
+                # Reached through a link inside the repository: a linked folder of the
+                # store (AL707), whose files are present but not read, as anywhere else.
+                link_name, link_full = link
+                if link_name not in linked:
+                    linked.add(link_name)
+                    shown = relative(_realpath(link_full, fs) or link_full, root_real)
+                    problem = storage.linked_folder(relative(link_full, root), shown)
+                    yield Entry(link_full, link_name, problem)
+                yield from _linked_files(folder, name, _realpath(folder, fs) or folder, fs)
                 continue
             pending.append((folder, f"{name}/"))
     while pending:
@@ -360,6 +373,17 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
                 else:
                     yield found
         pending.extend(reversed(subfolders))
+
+
+def _first_link(agent: str, name: str, fs: FileSystem) -> tuple[str, str] | None:
+    """The first folder on the way from ``agent`` to its folder ``name`` that is a symbolic
+    link: its name relative to ``agent`` and its full path; None when there is none."""
+    parts = name.split("/")
+    for depth in range(1, len(parts) + 1):
+        full = os.path.join(agent, *parts[:depth])
+        if fs.islink(full):
+            return "/".join(parts[:depth]), full
+    return None
 
 
 def _name(entry: DirEntry) -> str:

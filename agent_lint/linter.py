@@ -126,6 +126,11 @@ def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
     """
     if relpath == "":
         return problem.issue in (EntryIssue.AGENT_DIR_OUTSIDE, EntryIssue.UNREADABLE)
+    if problem.issue is EntryIssue.LINKED_FOLDER:
+        # A link on the way to a folder the profile walks (``.pi -> pistore``) hides the store.
+        on_the_way = f"{relpath}/"
+        if any(f"{folder}/".startswith(on_the_way) for folder in profile.walk_folders):
+            return True
     return profile.in_record_folder(relpath + "/")
 
 

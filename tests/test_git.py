@@ -468,6 +468,53 @@ def test_a_merged_agent_dir_kept_as_a_link_is_compared_where_it_leads(tmp_path, 
     assert code == 1 and codes(found) == [("AL601", handoff)]
 
 
+def _relinked_to_another_folder(repo: Path) -> None:
+    shutil.copytree(repo / "agentstate", repo / "agentstate2")
+    (repo / ".agent").unlink()
+    os.symlink("agentstate2", repo / ".agent")
+
+
+def _made_a_folder_of_its_own(repo: Path) -> None:
+    (repo / ".agent").unlink()
+    shutil.copytree(repo / "agentstate", repo / ".agent")
+
+
+def _link_removed(repo: Path) -> None:
+    (repo / ".agent").unlink()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="needs symbolic links")
+@pytest.mark.parametrize("mode", ["worktree", "staged"])
+@pytest.mark.parametrize(
+    ("change", "now"),
+    [
+        (_relinked_to_another_folder, "leads to agentstate2"),
+        (_made_a_folder_of_its_own, "is a folder of its own"),
+        (_link_removed, "is gone or leads to no folder of the repository"),
+    ],
+    ids=["relinked", "folder", "removed"],
+)
+def test_a_merged_agent_dir_link_led_elsewhere_is_the_agent_dir_moved(
+    tmp_path, capsys, mode, change, now
+):
+    """The merged records stay untouched where the link led, but the agent dir agents read
+    is now another folder, whose history the gate cannot compare: AL608, on the link."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent").rename(repo / "agentstate")
+    os.symlink("agentstate", repo / ".agent")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Agent state kept behind a link")
+    change(repo)
+    for rewritten in repo.glob("*/conversations/C-onboarding/handoffs/H-001.md"):
+        if "agentstate/" not in rewritten.as_posix():
+            rewritten.write_text("rewritten history\n", encoding="utf-8")
+    code, found = run(repo, capsys, "--base", "main", mode=mode)
+    assert code == 1 and codes(found) == [("AL608", ".agent")]
+    assert "is a symbolic link to agentstate on main" in found[0]["message"]
+    assert f"in the change it {now}, so those records" in found[0]["message"]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "line"),
     [

@@ -235,3 +235,23 @@ def test_a_write_once_file_replaced_by_a_link_is_named_write_once(tmp_path, caps
     [line] = [line for line in out.splitlines() if "AL607" in line]
     assert "AL607 session-ref.json was merged in " in line
     assert line.endswith("as a regular file and is write-once; in the change it is a symbolic link")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="needs symbolic links")
+@pytest.mark.parametrize(
+    ("link", "target"), [(".pi/agent/pbot", "../../pbstore"), (".pi", "pistore")]
+)
+def test_a_store_folder_reached_through_a_link_is_one_error(tmp_path, capsys, link, target):
+    """The store behind a link is not read (AL707, once, on the link), so a later change
+    to the write-once files behind it cannot pass for a store the gate protects."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    moved = (repo / link).parent / target
+    (repo / link).rename(moved)
+    (repo / link).symlink_to(target)
+    for ref in moved.rglob("session-ref.json"):
+        ref.write_text('{"file": "/home/evil/other.jsonl"}')
+    code, out = lint(repo, capsys)
+    assert code == 1
+    [line] = out.splitlines()[:-1]
+    assert line.startswith(f"{link}:1:1: AL707 symbolic link to the folder ")

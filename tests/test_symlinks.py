@@ -77,6 +77,7 @@ def test_a_baseline_never_hides_a_linked_folder(tmp_path, capsys):
     known = tmp_path / "baseline.json"
     assert main([str(repo), "--write-baseline", str(known)]) == 0
     assert json.loads(known.read_text(encoding="utf-8"))["findings"] == []
+    assert "recorded 0 findings (1 left out: a baseline never hides" in capsys.readouterr().err
     forged = {"code": "AL707", "path": conversation, "message": "", "fingerprint": ""}
     entries = [forged]
     for d in lint_paths([repo]).diagnostics:  # the entry --write-baseline would write

@@ -183,6 +183,7 @@ def _run(target: Target, request: Request) -> Outcome:
     prefix = settings.agent_prefix(config)
     change_prefix = settings.change_prefix
     linked = settings.followed(prefix)
+    relinked: tuple[str, str | None] | None = None
     if linked != prefix:
         # The merge-base keeps its agent dir as a link to a folder of the repository: the
         # merged records are in that folder, which the gate then compares in full.
@@ -192,7 +193,17 @@ def _run(target: Target, request: Request) -> Outcome:
             f"gate (AL6xx) compares {there}/"
         )
         if change_prefix == prefix:
-            change_prefix = settings.followed_in_work_tree(prefix) or linked
+            # Where the same agent dir leads in the change: elsewhere (another folder, a
+            # folder in the link's place, nowhere) the merged records are no longer the
+            # agent dir's, whatever the change left in the folder the link led to (AL608).
+            leads = (
+                settings.followed_in_index(prefix)
+                if request.staged
+                else settings.followed_in_work_tree(prefix)
+            )
+            if leads != linked:
+                relinked = (prefix, leads)
+            change_prefix = leads or linked
         prefix = linked
     prefixes = {prefix, change_prefix}
     base_tree = TreeSnapshot(repo, merge_base, [prefix])
@@ -210,6 +221,7 @@ def _run(target: Target, request: Request) -> Outcome:
         display=settings.display,
         merged_in=_MergedIn(repo, merge_base, base_name),
         profile=settings.profile(config),
+        relinked=relinked,
     )
     problems, changed, merged = check(comparison, request.list_changed)
     return Outcome(problems, changed, notices + comparison.notices, config, found, merged)
@@ -494,6 +506,23 @@ class _Settings:
                 return path
             path = resolved
         return path
+
+    def followed_in_index(self, path: str) -> str | None:
+        """The folder of the index that ``path`` leads to (links followed, a few deep at
+        most), when it stays inside the repository and holds entries."""
+        for _ in range(8):
+            entry = self.repo.ls_index([path]).get(path)
+            if entry is None or entry.mode != MODE_SYMLINK:
+                return path if path and self.repo.ls_index([path]) else None
+            target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
+            if len(target) > _MAX_LINK_TARGET:
+                return None
+            text = target.decode("utf-8", "replace")
+            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
+            if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
+                return None
+            path = resolved
+        return None
 
     def followed_in_work_tree(self, path: str) -> str | None:
         """The folder of the work tree that ``path`` leads to, when it stays inside."""

@@ -56,7 +56,9 @@ class Comparison:
     repository path, ``""`` for the whole repository); ``base`` is the
     merge-base's tree under it, ``fork`` the tree where the change's own line
     of history left the base (the merge-base unless the change merged the base
-    in), ``change`` the index or the work tree.
+    in), ``change`` the index or the work tree. ``relinked``, when the merge-base
+    keeps its agent dir as a link to ``prefix`` and the change leads it elsewhere:
+    that agent dir's path, and the folder it leads to in the change (None: none).
     """
 
     base_name: str
@@ -69,6 +71,7 @@ class Comparison:
     display: Callable[[str], str]
     merged_in: Provenance
     notices: list[str] = field(default_factory=list)
+    relinked: tuple[str, str | None] | None = None
     _kinds: dict[str, Match | None] = field(default_factory=dict, repr=False)
 
     def relative(self, path: str) -> str:
@@ -133,7 +136,7 @@ def check(
         found.append(_not_compared(c, folder, paths, protected))
         for path in paths:
             del protected[path]
-    if protected and _agent_dir_gone(c):
+    if protected and (c.relinked is not None or _agent_dir_gone(c)):
         found.append(_agent_dir_removed(c, protected))
         protected = {}
     groups: dict[str, list[str]] = defaultdict(list)
@@ -209,18 +212,39 @@ def _held(kinds: Iterable[Kind], count: int) -> str:
 
 
 def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem:
-    folder = c.prefix or "."
+    folder = c.display(c.prefix) or "."
+    held = _held(protected.values(), len(protected))
+    newest = max(protected)
+    such_as = f"such as {c.relative(newest)}, merged in {c.merged_in(newest)}"
+    if c.relinked is not None:
+        link, leads = c.relinked
+        now = "is gone or leads to no folder of the repository"
+        if leads == link:
+            now = "is a folder of its own"
+        elif leads is not None:
+            now = f"leads to {c.display(leads) or '.'}"
+        return GateProblem(
+            GateIssue.AGENT_DIR_REMOVED,
+            c.display(link),
+            f"the agent dir {c.display(link)} is a symbolic link to {folder} on "
+            f"{c.base_name}, which holds {held} merged there ({such_as}); in the change it "
+            f"{now}, so "
+            "those records are no longer the agent dir's, and the gate cannot compare "
+            "what it holds now with them. Keep the link, or move the agent dir in a change "
+            "of its own, reviewed as such",
+            line=1,
+            column=1,
+        )
     moved = ""
     if c.change_prefix != c.prefix:
         moved = f"; the change's agent dir is {c.display(c.change_prefix) or '.'}"
-    newest = max(protected)
     return GateProblem(
         GateIssue.AGENT_DIR_REMOVED,
-        c.display(c.prefix) or ".",
-        f"the agent dir {folder} holds {_held(protected.values(), len(protected))} merged on "
-        f"{c.base_name} (such as "
-        f"{c.relative(newest)}, merged in {c.merged_in(newest)}); the change removes or moves "
-        f"it{moved}. The gate protects the agent dir that {c.base_name}'s configuration names",
+        folder,
+        f"the agent dir {c.prefix or '.'} holds {held} merged on {c.base_name} ({such_as}); "
+        "the change removes or "
+        f"moves it{moved}. The gate protects the agent dir that {c.base_name}'s "
+        "configuration names",
         line=1,
         column=1,
     )

@@ -129,7 +129,10 @@ AGENT_DIR_REMOVED = Rule(
     "Reports that nothing is left at the agent dir named by the merge-base's configuration "
     "while the merge-base holds append-only files there: the directory was deleted or moved "
     "(also when the change's configuration names a new `agent-dir`, which takes effect only "
-    "once merged). One finding for the whole directory.",
+    "once merged). When the merge-base keeps the agent dir as a symbolic link to a folder "
+    "of the repository, a change that leads it elsewhere (another folder, a folder of its "
+    "own in the link's place, or nowhere) is reported too: the merged records are no longer "
+    "the agent dir's. One finding for the whole directory.",
     'git mv .agent state, and agent-dir = "state" in .agent-lint.toml',
     "keep the agent dir where the base has it; move it in a change of its own, reviewed as such",
 )
