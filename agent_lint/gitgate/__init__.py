@@ -467,10 +467,12 @@ class _Settings:
             if gate_settings(base)[key] != value
         ]
         if changed:
+            rules = {"select", "ignore", "per-file-ignores", "severity"}
+            also = ", and so does AL707" if rules.intersection(changed) else ""
             notices.append(
                 f"the change edits agent-lint settings that decide the append-only gate "
-                f"({', '.join(changed)}); until it is merged, the gate (AL6xx, and AL707) "
-                f"follows the configuration of the merge-base {short}"
+                f"({', '.join(changed)}); until it is merged, the gate (AL6xx) follows the "
+                f"configuration of the merge-base {short}{also}"
             )
         return base, notices
 
