@@ -404,6 +404,16 @@ def _lint_target(
     replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
     links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)
     kept_findings = [d for d in kept_findings if d.code not in links or d.path not in replaced]
+    # A linked folder both the walk and the gate see is one AL707.
+    seen_links: set[str] = set()
+    once = []
+    for d in kept_findings:
+        if d.code == LINKED_FOLDER.code:
+            if d.path in seen_links:
+                continue
+            seen_links.add(d.path)
+        once.append(d)
+    kept_findings = once
     # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
     if any(d.code == TWIN.code for d in kept_findings):
         from agent_lint.gitgate.snapshots import fold

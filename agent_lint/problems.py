@@ -81,6 +81,7 @@ class GateIssue(str, enum.Enum):
     GITLINK = "gitlink-in-agent-dir"
     TWIN = "handoff-twin"
     NOT_COMPARED = "handoff-not-compared"
+    LINKED_FOLDER = "linked-folder-in-agent-dir"
 
 
 IssueT = TypeVar("IssueT", EntryIssue, GateIssue)

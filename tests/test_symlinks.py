@@ -69,8 +69,29 @@ def test_a_change_cannot_waive_a_linked_folder(tmp_path, capsys, staged):
     assert findings(repo) == []  # without the gate, the change's settings are the ones
     assert main([str(repo), "--base", "main", *(["--staged"] if staged else [])]) == 1
     err = capsys.readouterr().err
-    assert "until it is merged, the gate (AL6xx) follows the configuration" in err
-    assert err.rstrip().endswith(", and so does AL707")
+    assert "until it is merged, the gate (AL6xx, and AL707) follows the configuration" in err
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
+@pytest.mark.parametrize("setting", ['agent-dir = "docs"', 'profile = "personal_bot"'])
+def test_a_change_that_walks_elsewhere_still_meets_a_linked_folder(tmp_path, staged, setting):
+    """The gate sees the link in the merge-base's agent dir, whatever the change's settings
+    make the walk read: once, when the walk sees it too."""
+    repo = make_repo(tmp_path)
+    conversation = _linked_conversation(repo)
+    (repo / ".agent-lint.toml").write_text(f"{setting}\n", encoding="utf-8")
+    if staged:
+        git(repo, "add", "-A")
+    assert findings(repo, base="main", staged=staged) == [("AL707", conversation)]
+
+
+def test_a_link_staged_and_gone_from_the_work_tree_is_judged_as_staged(tmp_path):
+    repo = make_repo(tmp_path)
+    conversation = _linked_conversation(repo)
+    git(repo, "add", "-A")
+    os.unlink(repo / conversation)
+    assert findings(repo, base="main", staged=True) == [("AL707", conversation)]
+    assert findings(repo, base="main") == []  # the work tree has no link
 
 
 def test_a_baseline_never_hides_a_linked_folder(tmp_path, capsys):

@@ -34,6 +34,7 @@ from agent_lint.discovery import Target, profile_for
 from agent_lint.frozen import field, frozen, record
 from agent_lint.gitgate.checks import Comparison, check
 from agent_lint.gitgate.snapshots import (
+    MAX_LINK_TARGET,
     IndexSnapshot,
     Snapshot,
     TreeSnapshot,
@@ -403,10 +404,6 @@ def _relative(path: Path, top: Path) -> str | None:
     return rel.replace(os.sep, "/")
 
 
-#: The longest symbolic link target followed (PATH_MAX on Linux).
-_MAX_LINK_TARGET = 4096
-
-
 class _Settings:
     """The gate's configuration and folders, from the merge-base and the target."""
 
@@ -467,12 +464,10 @@ class _Settings:
             if gate_settings(base)[key] != value
         ]
         if changed:
-            rules = {"select", "ignore", "per-file-ignores", "severity"}
-            also = ", and so does AL707" if rules.intersection(changed) else ""
             notices.append(
                 f"the change edits agent-lint settings that decide the append-only gate "
-                f"({', '.join(changed)}); until it is merged, the gate (AL6xx) follows the "
-                f"configuration of the merge-base {short}{also}"
+                f"({', '.join(changed)}); until it is merged, the gate (AL6xx, and AL707) "
+                f"follows the configuration of the merge-base {short}"
             )
         return base, notices
 
@@ -497,7 +492,7 @@ class _Settings:
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path
             target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-            if len(target) > _MAX_LINK_TARGET:
+            if len(target) > MAX_LINK_TARGET:
                 return path  # no file system makes such a link
             text = target.decode("utf-8", "replace")
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
@@ -517,7 +512,7 @@ class _Settings:
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path if path and self.repo.ls_index([path]) else None
             target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-            if len(target) > _MAX_LINK_TARGET:
+            if len(target) > MAX_LINK_TARGET:
                 return None
             text = target.decode("utf-8", "replace")
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))

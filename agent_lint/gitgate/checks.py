@@ -25,6 +25,7 @@ from agent_lint.kinds import Format, History, Kind, Match
 from agent_lint.positions import Span, locate_json_pointers
 from agent_lint.problems import GateIssue, GateProblem
 from agent_lint.profile import Profile
+from agent_lint.validators.storage import linked_folder_message
 
 
 def describe(mode: str) -> str:
@@ -190,7 +191,36 @@ def check(
                 replaced_at.add(path)
     found.extend(_appended(c, new_paths - renamed_to))
     found.extend(_gitlinks(c, replaced_at))
+    found.extend(_linked_folders(c, replaced_at))
     return found, _changed(c) if list_changed else None, merged
+
+
+def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProblem]:
+    """AL707 for each symbolic link the change adds (or points elsewhere) inside the
+    merge-base's agent dir that leads to a folder of the repository, as the index or the
+    work tree holds it: the change's own settings (another ``agent-dir`` or ``profile``)
+    may keep the walk from seeing it, and nothing behind it would be compared once merged."""
+    for path, mode in sorted(c.change.modes.items()):
+        if mode != MODE_SYMLINK or path == c.prefix or path in replaced_at:
+            continue
+        if not under(path, c.prefix):
+            continue
+        target = c.change.link_target(path)
+        if target is None or (
+            c.base.modes.get(path) == mode and c.base.link_target(path) == target
+        ):
+            continue  # no path a link holds, or the merge-base's own link
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        if target.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
+            continue  # leaves the repository: the walk's AL007
+        if c.change.leads_to_folder(resolved):
+            yield GateProblem(
+                GateIssue.LINKED_FOLDER,
+                c.display(path),
+                linked_folder_message(c.display(resolved) or "."),
+                line=1,
+                column=1,
+            )
 
 
 #: What the change did to a merged file that restoring its merged bytes undoes.

@@ -44,6 +44,8 @@ from agent_lint.gitplumbing import (
     TreeEntry,
 )
 
+#: The longest symbolic link target followed (PATH_MAX on Linux).
+MAX_LINK_TARGET = 4096
 MODE_FILE = "100644"
 MODE_EXECUTABLE = "100755"
 #: Stands for a FIFO, socket or device in the work tree (git cannot store one).
@@ -170,6 +172,19 @@ class Snapshot(ABC):
         Unicode normalisation), with their modes; ``prefix`` itself left out."""
         return {}
 
+    def link_target(self, path: str) -> str | None:
+        """What the symbolic link at ``path`` names (None: no link here, or no path a file
+        system makes)."""
+        entry = self.entries.get(path)
+        if entry is None or entry.mode != MODE_SYMLINK:
+            return None
+        data = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
+        return data.decode("utf-8", "replace") if 0 < len(data) <= MAX_LINK_TARGET else None
+
+    def leads_to_folder(self, path: str) -> bool:
+        """Whether ``path`` is a folder holding entries here."""
+        return self.is_folder(path)
+
 
 class TreeSnapshot(Snapshot):
     """The entries of a commit's tree."""
@@ -208,6 +223,10 @@ class IndexSnapshot(Snapshot):
     def _entry_at(self, path: str) -> str | None:
         entry = self.repo.ls_index([path]).get(path)
         return entry.mode if entry is not None else None
+
+    def leads_to_folder(self, path: str) -> bool:
+        """Whether the index holds entries under ``path`` (a folder of the next commit)."""
+        return any(entry != path for entry in self.repo.ls_index([path]))
 
     def twins(self, prefix: str) -> dict[str, str]:
         """Index entries under a case twin of ``prefix`` (git matches letter case only)."""
@@ -324,6 +343,21 @@ class WorkTreeSnapshot(Snapshot):
         """
         mode = _disk_mode(full, nested, strict=True)
         return "dir" if mode == MODE_GITLINK and path in self._tracked else mode
+
+    def link_target(self, path: str) -> str | None:
+        """What the symbolic link at ``path`` names on disk (None: no link)."""
+        if self.modes.get(path) != MODE_SYMLINK:
+            return None
+        try:
+            return os.readlink(os.path.join(self._top, path))
+        except (OSError, ValueError):
+            return None
+
+    def leads_to_folder(self, path: str) -> bool:
+        """Whether ``path`` is a folder of the work tree (links followed, inside the repository)."""
+        top = os.path.realpath(self._top)
+        real = os.path.realpath(os.path.join(self._top, path))
+        return real.startswith(top + os.sep) and _is_dir(real)
 
     def twins(self, prefix: str) -> dict[str, str]:
         """Entries under folders whose path folds to ``prefix`` (letter case and NFC/NFD)."""

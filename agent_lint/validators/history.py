@@ -14,6 +14,7 @@ from __future__ import annotations
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.problems import GateIssue, GateProblem
 from agent_lint.validators.files import finding
+from agent_lint.validators.storage import LINKED_FOLDER
 
 #: Append-only files, relative to the agent dir: ``(pattern, what it is)``.
 #: ``<C>`` is a conversation folder, ``<M>`` a mission folder.
@@ -204,6 +205,9 @@ _BY_ISSUE: dict[GateIssue, Rule] = {
     GateIssue.GITLINK: GITLINK,
     GateIssue.TWIN: TWIN,
     GateIssue.NOT_COMPARED: NOT_COMPARED,
+    # A link the change adds inside the merge-base's agent dir, seen by the gate whatever
+    # the change's own settings walk: the walk's AL707 (one finding when both see it).
+    GateIssue.LINKED_FOLDER: LINKED_FOLDER,
 }
 
 

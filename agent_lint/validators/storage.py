@@ -96,8 +96,10 @@ LINKED_FOLDER = Rule(
     "not see their handoffs change, since the gate compares the agent dir's own paths. It is "
     "an error because a change could otherwise bring in records no check reads, or move "
     "merged handoffs out of the gate's reach; the link also becomes a plain text file in a "
-    "Windows checkout, where the next agent cannot resume. Commit the folder itself. (The "
-    "agent dir being a link is AL705: its folder is read.)",
+    "Windows checkout, where the next agent cannot resume. Commit the folder itself. With "
+    "`--base`, the merge-base's settings decide it, the gate also finds the links a change "
+    "adds inside the merge-base's agent dir, and no baseline hides it. (The agent dir being "
+    "a link is AL705: its folder is read.)",
     "conversations/C-7 -> ../../docs/C-7",
     "conversations/C-7/ as a folder committed in the agent dir",
 )
@@ -266,11 +268,14 @@ def symlink_inside(repo_path: str, target: str, agent_dir: bool = False) -> Entr
 
 def linked_folder(repo_path: str, target: str) -> EntryProblem:
     """AL707 for a symbolic link inside the agent dir that leads to a folder of the repository."""
-    return _named(
-        EntryIssue.LINKED_FOLDER,
-        repo_path,
+    return _named(EntryIssue.LINKED_FOLDER, repo_path, linked_folder_message(target))
+
+
+def linked_folder_message(target: str) -> str:
+    """AL707's words for a link to the folder ``target`` (the walk's and the gate's)."""
+    return (
         f"symbolic link to the folder {target}: the files behind it are neither walked nor "
-        "checked, and the append-only gate does not follow it; commit the folder itself",
+        "checked, and the append-only gate does not follow it; commit the folder itself"
     )
 
 
