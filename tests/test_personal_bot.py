@@ -255,3 +255,27 @@ def test_a_store_folder_reached_through_a_link_is_one_error(tmp_path, capsys, li
     assert code == 1
     [line] = out.splitlines()[:-1]
     assert line.startswith(f"{link}:1:1: AL707 symbolic link to the folder ")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="needs symbolic links")
+def test_the_gate_meets_the_links_the_walk_would_and_no_others(tmp_path, capsys):
+    """The store's agent dir is the repository root; only its store folders are walked."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / "docs" / "v2").mkdir(parents=True)
+    (repo / "docs" / "v2" / "guide.md").write_text("# Guide\n", encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Personal Bot state before the change")
+    (repo / "docs" / "latest").symlink_to("v2")  # not the store's: no finding
+    teams = repo / STORE / "teams"
+    shutil.move(teams, repo / "teams-kept")
+    teams.symlink_to("../../../teams-kept")  # the store's, merged as a folder: AL707
+    (repo / STORE / "more").symlink_to("../../../docs/v2")  # new in the store: AL707
+    git(repo, "add", "-A")
+    for mode in ([], ["--staged"]):
+        code, out = lint(repo, capsys, "--base", "main", *mode)
+        assert code == 1
+        assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [
+            [f"{STORE.as_posix()}/more:1:1:", "AL707"],
+            [f"{STORE.as_posix()}/teams:1:1:", "AL707"],
+        ], out

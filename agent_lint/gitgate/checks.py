@@ -203,7 +203,7 @@ def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
     for path, mode in sorted(c.change.modes.items()):
         if mode != MODE_SYMLINK or path == c.prefix or path in replaced_at:
             continue
-        if not under(path, c.prefix):
+        if not under(path, c.prefix) or not _walked(c, path):
             continue
         target = c.change.link_target(path)
         if target is None or (
@@ -221,6 +221,18 @@ def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
                 line=1,
                 column=1,
             )
+
+
+def _walked(c: Comparison, path: str) -> bool:
+    """Whether the profile's walk of the agent dir meets ``path``: anywhere, or with
+    ``walk_folders`` only inside one of them or on the way to one (``.pi`` of ``.pi/pbot``)."""
+    if not c.profile.walk_folders:
+        return True
+    inner = c.relative(path) + "/"
+    return any(
+        inner.startswith(f"{folder}/") or f"{folder}/".startswith(inner)
+        for folder in c.profile.walk_folders
+    )
 
 
 #: What the change did to a merged file that restoring its merged bytes undoes.
