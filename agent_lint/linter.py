@@ -399,19 +399,28 @@ def _lint_target(
     if merged:
         view = profile.restore(index, merged) if profile.restore and holds_state else None
         kept_findings = _as_merged(kept_findings, view, merged, config)
+
     # A link the gate reports in place of a merged file or folder (AL607) is not reported
     # again as a link inside the repository (AL705, AL707): one fact, one finding.
-    replaced = {d.path for d in kept_findings if d.code == REPLACED.code}
+    # A link is one place under two names when the merge-base keeps the agent dir as a link
+    # (the gate names agentstate/..., the walk .agent/...): compared where they lead.
+    def place(path: str) -> str:
+        return os.path.realpath(os.path.join(target.root, path))
+
+    replaced = {place(d.path) for d in kept_findings if d.code == REPLACED.code}
     links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)
-    kept_findings = [d for d in kept_findings if d.code not in links or d.path not in replaced]
+    if replaced:
+        kept_findings = [
+            d for d in kept_findings if d.code not in links or place(d.path) not in replaced
+        ]
     # A linked folder both the walk and the gate see is one AL707.
     seen_links: set[str] = set()
     once = []
     for d in kept_findings:
         if d.code == LINKED_FOLDER.code:
-            if d.path in seen_links:
+            if place(d.path) in seen_links:
                 continue
-            seen_links.add(d.path)
+            seen_links.add(place(d.path))
         once.append(d)
     kept_findings = once
     # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,83 @@ def test_a_link_staged_and_gone_from_the_work_tree_is_judged_as_staged(tmp_path)
     os.unlink(repo / conversation)
     assert findings(repo, base="main", staged=True) == [("AL707", conversation)]
     assert findings(repo, base="main") == []  # the work tree has no link
+
+
+def _staged_only(repo: Path, links: dict[str, str]) -> None:
+    """Stage links (path: target) and take them from the work tree again."""
+    for link, target in links.items():
+        os.symlink(target, repo / link)
+    git(repo, "add", "-A")
+    for link in links:
+        os.unlink(repo / link)
+
+
+def test_a_staged_link_is_followed_through_the_index_own_links(tmp_path):
+    """A chain of links, and a folder named but for letter case, as a checkout follows them."""
+    repo = make_repo(tmp_path)
+    shutil.copytree(repo / CONV, repo / "stash" / "C-x")
+    os.symlink("stash/C-x", repo / "hop")
+    _staged_only(
+        repo,
+        {
+            ".agent/conversations/C-x": "../../hop",
+            ".agent/conversations/C-y": "../../Stash/C-x",  # so on macOS and Windows
+        },
+    )
+    assert findings(repo, base="main", staged=True) == [
+        ("AL707", ".agent/conversations/C-x"),
+        ("AL707", ".agent/conversations/C-y"),
+    ]
+
+
+def test_a_staged_link_no_file_system_can_make_is_not_followed(tmp_path):
+    repo = make_repo(tmp_path)
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo, input=b"../../docs\0x", capture_output=True, check=True,
+    ).stdout.decode().strip()  # fmt: skip
+    git(repo, "update-index", "--add", "--cacheinfo", f"120000,{blob},.agent/conversations/C-nul")
+    assert findings(repo, base="main", staged=True) == []  # no internal error either
+
+
+def test_a_link_is_followed_as_the_system_follows_it(tmp_path):
+    """``y/..`` is where ``y`` leads, then up: not the text with ``y/..`` taken away."""
+    repo = make_repo(tmp_path)
+    (repo / "deep" / "er").mkdir(parents=True)
+    shutil.copytree(repo / CONV, repo / "deep" / "C-real")
+    os.symlink("deep/er", repo / "y")
+    os.symlink("../../y/../C-real", repo / ".agent/conversations/C-x")
+    (repo / "notes.md").mkdir()
+    (repo / "notes.md" / "a").write_text("", encoding="utf-8")
+    (repo / "deep" / "notes.md").write_text("x\n", encoding="utf-8")
+    os.symlink("../y/../notes.md", repo / ".agent/notes.md")  # the file deep/notes.md
+    (repo / "other").mkdir()
+    (repo / ".agent-lint.toml").write_text('agent-dir = "other"\n', encoding="utf-8")
+    assert findings(repo, base="main") == [("AL707", ".agent/conversations/C-x")]
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
+def test_a_link_in_an_agent_dir_kept_as_a_link_is_one_finding(tmp_path, staged):
+    """The gate names agentstate/..., the walk .agent/...: one place, one finding."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent").rename(repo / "agentstate")
+    os.symlink("agentstate", repo / ".agent")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Agent state kept behind a link")
+    conversations = repo / "agentstate" / "conversations"
+    shutil.copytree(conversations / "C-onboarding", repo / "docs" / "C-x")
+    os.symlink("../../docs/C-x", conversations / "C-x")
+    git(repo, "mv", "agentstate/conversations/C-onboarding", "docs/C-onboarding")
+    os.symlink("../../docs/C-onboarding", conversations / "C-onboarding")
+    if staged:
+        git(repo, "add", "-A")
+    assert findings(repo, base="main", staged=staged) == [
+        ("AL705", ".agent"),  # the agent dir kept as a link: a warning of its own
+        ("AL707", ".agent/conversations/C-x"),
+        ("AL607", "agentstate/conversations/C-onboarding"),
+    ]
 
 
 def test_a_baseline_never_hides_a_linked_folder(tmp_path, capsys):
@@ -181,6 +259,7 @@ def test_a_link_into_the_git_folder_is_not_followed(tmp_path, capsys, link, targ
     out = capsys.readouterr().out
     assert "SECRET" not in out and "core" not in out
     assert findings(repo) == [("AL007", link)]
+    assert findings(repo, base="main") == [("AL007", link)]  # not also the gate's AL707
 
 
 def test_a_markdown_anchor_in_the_git_folder_is_not_read(tmp_path):

@@ -492,7 +492,7 @@ class _Settings:
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path
             target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-            if len(target) > MAX_LINK_TARGET:
+            if len(target) > MAX_LINK_TARGET or b"\0" in target:
                 return path  # no file system makes such a link
             text = target.decode("utf-8", "replace")
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
@@ -512,8 +512,8 @@ class _Settings:
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path if path and self.repo.ls_index([path]) else None
             target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-            if len(target) > MAX_LINK_TARGET:
-                return None
+            if len(target) > MAX_LINK_TARGET or b"\0" in target:
+                return None  # no file system makes such a link
             text = target.decode("utf-8", "replace")
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
             if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):

@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from agent_lint.frozen import field, record
-from agent_lint.gitgate.snapshots import Snapshot, TreeSnapshot, fold, prefetch_together, under
+from agent_lint.gitgate.snapshots import (
+    Snapshot,
+    TreeSnapshot,
+    fold,
+    prefetch_together,
+    under,
+)
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
 from agent_lint.kinds import Format, History, Kind, Match
@@ -199,28 +205,35 @@ def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
     """AL707 for each symbolic link the change adds (or points elsewhere) inside the
     merge-base's agent dir that leads to a folder of the repository, as the index or the
     work tree holds it: the change's own settings (another ``agent-dir`` or ``profile``)
-    may keep the walk from seeing it, and nothing behind it would be compared once merged."""
-    for path, mode in sorted(c.change.modes.items()):
-        if mode != MODE_SYMLINK or path == c.prefix or path in replaced_at:
-            continue
-        if not under(path, c.prefix) or not _walked(c, path):
-            continue
-        target = c.change.link_target(path)
-        if target is None or (
-            c.base.modes.get(path) == mode and c.base.link_target(path) == target
-        ):
-            continue  # no path a link holds, or the merge-base's own link
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-        if target.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
-            continue  # leaves the repository: the walk's AL007
-        if c.change.leads_to_folder(resolved):
-            yield GateProblem(
-                GateIssue.LINKED_FOLDER,
-                c.display(path),
-                linked_folder_message(c.display(resolved) or "."),
-                line=1,
-                column=1,
-            )
+    may keep the walk from seeing it, and nothing behind it would be compared once merged.
+    Links are followed as the file system (or the index) follows them; one that leaves the
+    repository or leads into ``.git`` is the walk's AL007."""
+    links = [
+        path
+        for path, mode in c.change.modes.items()
+        if mode == MODE_SYMLINK
+        and path != c.prefix
+        and path not in replaced_at
+        and under(path, c.prefix)
+        and _walked(c, path)
+    ]
+    new = [path for path in links if not _merged_link(c, path)]
+    for path, folder in sorted(c.change.folder_links(new).items()):
+        yield GateProblem(
+            GateIssue.LINKED_FOLDER,
+            c.display(path),
+            linked_folder_message(c.display(folder) or "."),
+            line=1,
+            column=1,
+        )
+
+
+def _merged_link(c: Comparison, path: str) -> bool:
+    """Whether the merge-base has the same symbolic link at ``path`` (the same target)."""
+    merged = c.base.entries.get(path)
+    if merged is None or merged.mode != MODE_SYMLINK:
+        return False
+    return merged.sha == c.change.symlink_blob(path)
 
 
 def _walked(c: Comparison, path: str) -> bool:

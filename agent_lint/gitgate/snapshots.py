@@ -42,6 +42,7 @@ from agent_lint.gitplumbing import (
     IndexEntry,
     Repository,
     TreeEntry,
+    decode,
 )
 
 #: The longest symbolic link target followed (PATH_MAX on Linux).
@@ -172,18 +173,16 @@ class Snapshot(ABC):
         Unicode normalisation), with their modes; ``prefix`` itself left out."""
         return {}
 
-    def link_target(self, path: str) -> str | None:
-        """What the symbolic link at ``path`` names (None: no link here, or no path a file
-        system makes)."""
+    def symlink_blob(self, path: str) -> str | None:
+        """The blob id git stores for the symbolic link at ``path`` (None: no link here)."""
         entry = self.entries.get(path)
-        if entry is None or entry.mode != MODE_SYMLINK:
-            return None
-        data = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-        return data.decode("utf-8", "replace") if 0 < len(data) <= MAX_LINK_TARGET else None
+        return entry.sha if entry is not None and entry.mode == MODE_SYMLINK else None
 
-    def leads_to_folder(self, path: str) -> bool:
-        """Whether ``path`` is a folder holding entries here."""
-        return self.is_folder(path)
+    def folder_links(self, paths: Iterable[str]) -> dict[str, str]:
+        """Those of ``paths`` that are symbolic links leading to a folder of the repository
+        (outside ``.git``), each with that folder's path. Only the change's side is asked;
+        a commit's tree answers none."""
+        return {}
 
 
 class TreeSnapshot(Snapshot):
@@ -224,9 +223,25 @@ class IndexSnapshot(Snapshot):
         entry = self.repo.ls_index([path]).get(path)
         return entry.mode if entry is not None else None
 
-    def leads_to_folder(self, path: str) -> bool:
-        """Whether the index holds entries under ``path`` (a folder of the next commit)."""
-        return any(entry != path for entry in self.repo.ls_index([path]))
+    def folder_links(self, paths: Iterable[str]) -> dict[str, str]:
+        """Links of the index that lead to a folder of the index, followed component by
+        component as a file system would, through the index's own links (two git
+        processes, for the whole index, when any is asked)."""
+        wanted = list(paths)
+        if not wanted:
+            return {}
+        listing = self.repo.ls_index([])
+        links = {p: listing[p].sha for p in listing if listing.mode(p) == MODE_SYMLINK}
+        targets = self.repo.read_blobs(links.values())
+        folders = {folder for p in listing for folder in ancestors(p)}
+        # A folder named but for letter case is the folder in a macOS or Windows checkout.
+        folded = {fold(folder): folder for folder in folders}
+        found = {}
+        for path in wanted:
+            resolved = _resolve_in_index(path, links, targets)
+            if resolved is not None and (resolved in folders or fold(resolved) in folded):
+                found[path] = resolved if resolved in folders else folded[fold(resolved)]
+        return found
 
     def twins(self, prefix: str) -> dict[str, str]:
         """Index entries under a case twin of ``prefix`` (git matches letter case only)."""
@@ -344,20 +359,31 @@ class WorkTreeSnapshot(Snapshot):
         mode = _disk_mode(full, nested, strict=True)
         return "dir" if mode == MODE_GITLINK and path in self._tracked else mode
 
-    def link_target(self, path: str) -> str | None:
-        """What the symbolic link at ``path`` names on disk (None: no link)."""
+    def symlink_blob(self, path: str) -> str | None:
+        """The blob id git would store for the symbolic link at ``path`` (its target)."""
         if self.modes.get(path) != MODE_SYMLINK:
             return None
         try:
-            return os.readlink(os.path.join(self._top, path))
+            return blob_sha(os.readlink(os.fsencode(os.path.join(self._top, path))))
         except (OSError, ValueError):
             return None
 
-    def leads_to_folder(self, path: str) -> bool:
-        """Whether ``path`` is a folder of the work tree (links followed, inside the repository)."""
+    def folder_links(self, paths: Iterable[str]) -> dict[str, str]:
+        """Links of the work tree that lead, as the system follows them, to a folder inside
+        the repository and outside its ``.git``."""
         top = os.path.realpath(self._top)
-        real = os.path.realpath(os.path.join(self._top, path))
-        return real.startswith(top + os.sep) and _is_dir(real)
+        found = {}
+        for path in paths:
+            if self.modes.get(path) != MODE_SYMLINK:
+                continue
+            real = os.path.realpath(os.path.join(self._top, path))
+            try:
+                inside = os.path.relpath(real, top).replace(os.sep, "/")
+            except ValueError:  # another drive (Windows)
+                continue
+            if inside.split("/", 1)[0] not in (".", "..", ".git") and _is_dir(real):
+                found[path] = inside
+        return found
 
     def twins(self, prefix: str) -> dict[str, str]:
         """Entries under folders whose path folds to ``prefix`` (letter case and NFC/NFD)."""
@@ -508,6 +534,42 @@ class WorkTreeSnapshot(Snapshot):
         if path not in self._attributes:
             self._attributes.update(self.repo.attributes([path], _ATTRIBUTES))
         return self._attributes.get(path, {})
+
+
+#: Links followed on the way to one path at most (Linux's own bound).
+_MAX_HOPS = 40
+
+
+def _resolve_in_index(
+    path: str, links: Mapping[str, str], targets: Mapping[str, bytes]
+) -> str | None:
+    """Where ``path`` leads in the index, its links (``links``: blob ids by path, with
+    their ``targets``) followed component by component; None when it leaves the
+    repository or a link cannot be followed (a loop, an absolute or impossible target)."""
+    pending = path.split("/")
+    done: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not done:
+                return None
+            done.pop()
+            continue
+        here = "/".join([*done, part])
+        if here not in links:
+            done.append(part)
+            continue
+        hops += 1
+        raw = targets.get(links[here], b"")
+        if hops > _MAX_HOPS or not 0 < len(raw) <= MAX_LINK_TARGET or b"\0" in raw:
+            return None
+        if raw.startswith(b"/"):
+            return None
+        pending = decode(raw).split("/") + pending  # relative to the link's folder
+    return "/".join(done) or None
 
 
 def prefetch_together(wanted: Iterable[tuple[Snapshot, Iterable[str]]]) -> None:
