@@ -403,9 +403,11 @@ def _lint_target(
     # A link the gate reports in place of a merged file or folder (AL607) is not reported
     # again as a link inside the repository (AL705, AL707): one fact, one finding.
     # A link is one place under two names when the merge-base keeps the agent dir as a link
-    # (the gate names agentstate/..., the walk .agent/...): compared where they lead.
+    # (the gate names agentstate/..., the walk .agent/...): compared by the folder it is in,
+    # where that leads (two links to one folder stay two).
     def place(path: str) -> str:
-        return os.path.realpath(os.path.join(target.root, path))
+        folder, name = os.path.split(os.path.join(target.root, path))
+        return os.path.join(os.path.realpath(folder), name)
 
     replaced = {place(d.path) for d in kept_findings if d.code == REPLACED.code}
     links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)

@@ -122,6 +122,16 @@ def test_a_staged_link_is_followed_through_the_index_own_links(tmp_path):
     ]
 
 
+def test_two_links_to_one_folder_are_two_findings(tmp_path):
+    repo = make_repo(tmp_path)
+    os.symlink(".", repo / ".agent/conversations/dot")
+    os.symlink("../conversations", repo / ".agent/conversations/up")
+    expected = [("AL707", ".agent/conversations/dot"), ("AL707", ".agent/conversations/up")]
+    assert findings(repo, base="main") == expected
+    git(repo, "add", "-A")
+    assert findings(repo, base="main", staged=True) == expected
+
+
 def test_a_staged_link_no_file_system_can_make_is_not_followed(tmp_path):
     repo = make_repo(tmp_path)
     blob = subprocess.run(
