@@ -115,6 +115,34 @@ class Replay:
         return replace(self, rewritten=frozenset(rewritten))
 
 
+def _one_finding_per_link(findings: list[Diagnostic], root: str) -> list[Diagnostic]:
+    """One finding per symbolic link: a link the gate reports in place of a merged file or
+    folder (AL607) is not reported again as a link inside the repository (AL705, AL707),
+    and a linked folder both the walk and the gate see is one AL707.
+
+    A link is one place under two names when the merge-base keeps the agent dir as a link
+    (the gate names ``agentstate/...``, the walk ``.agent/...``), so links are compared by
+    the folder they are in, where that leads (two links to one folder stay two).
+    """
+
+    def place(path: str) -> str:
+        folder, name = os.path.split(os.path.join(root, path))
+        return os.path.join(os.path.realpath(folder), name)
+
+    replaced = {place(d.path) for d in findings if d.code == REPLACED.code}
+    links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)
+    seen: set[str] = set()
+    kept = []
+    for d in findings:
+        if d.code in links and (replaced or d.code == LINKED_FOLDER.code):
+            here = place(d.path)
+            if here in replaced or (d.code == LINKED_FOLDER.code and here in seen):
+                continue
+            seen.add(here)
+        kept.append(d)
+    return kept
+
+
 def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
     """Whether a problem with an entry not read keeps the run from calling the layout foreign.
 
@@ -399,33 +427,8 @@ def _lint_target(
     if merged:
         view = profile.restore(index, merged) if profile.restore and holds_state else None
         kept_findings = _as_merged(kept_findings, view, merged, config)
-
-    # A link the gate reports in place of a merged file or folder (AL607) is not reported
-    # again as a link inside the repository (AL705, AL707): one fact, one finding.
-    # A link is one place under two names when the merge-base keeps the agent dir as a link
-    # (the gate names agentstate/..., the walk .agent/...): compared by the folder it is in,
-    # where that leads (two links to one folder stay two).
-    def place(path: str) -> str:
-        folder, name = os.path.split(os.path.join(target.root, path))
-        return os.path.join(os.path.realpath(folder), name)
-
-    replaced = {place(d.path) for d in kept_findings if d.code == REPLACED.code}
-    links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)
-    if replaced:
-        kept_findings = [
-            d for d in kept_findings if d.code not in links or place(d.path) not in replaced
-        ]
-    # A linked folder both the walk and the gate see is one AL707.
-    seen_links: set[str] = set()
-    once = []
-    for d in kept_findings:
-        if d.code == LINKED_FOLDER.code:
-            if place(d.path) in seen_links:
-                continue
-            seen_links.add(place(d.path))
-        once.append(d)
-    kept_findings = once
-    # Nor is a twin of a merged file the gate reports (AL610) a name collision again (AL703).
+    kept_findings = _one_finding_per_link(kept_findings, str(target.root))
+    # A twin of a merged file the gate reports (AL610) is not a name collision again (AL703).
     if any(d.code == TWIN.code for d in kept_findings):
         from agent_lint.gitgate.snapshots import fold
 

@@ -50,6 +50,17 @@ def make_repo(tmp_path: Path, fixture: str = "valid", name: str = "work") -> Pat
     return repo
 
 
+def make_linked_repo(tmp_path: Path) -> Path:
+    """A repository whose agent dir is a link to ``agentstate/``, committed on ``main``."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".agent").rename(repo / "agentstate")
+    os.symlink("agentstate", repo / ".agent")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "Agent state kept behind a link")
+    return repo
+
+
 def commit_all(repo: Path, message: str) -> str:
     """Stage everything and commit; the new commit's id."""
     git(repo, "add", "-A")

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-from gitrepo import CONV, PROJECT, add_conversation_handoff, commit_all, edit, git, make_repo
+from gitrepo import (
+    CONV,
+    PROJECT,
+    add_conversation_handoff,
+    commit_all,
+    edit,
+    git,
+    make_linked_repo,
+    make_repo,
+)
 
 from agent_lint.cli import main
 from agent_lint.linter import lint_paths
@@ -455,12 +464,7 @@ def test_a_merged_handoff_that_did_not_parse_leaves_the_conversation_judged(tmp_
 @pytest.mark.skipif(os.name == "nt", reason="needs symbolic links")
 @pytest.mark.parametrize("mode", ["worktree", "staged"])
 def test_a_merged_agent_dir_kept_as_a_link_is_compared_where_it_leads(tmp_path, capsys, mode):
-    repo = tmp_path / "work"
-    shutil.copytree(FIXTURES / "valid", repo)
-    (repo / ".agent").rename(repo / "agentstate")
-    os.symlink("agentstate", repo / ".agent")
-    git(repo, "init", "-q", "-b", "main")
-    commit_all(repo, "Agent state kept behind a link")
+    repo = make_linked_repo(tmp_path)
     handoff = "agentstate/conversations/C-payments-refactor/handoffs/H-002.json"
     assert run(repo, capsys, "--base", "main", mode=mode) == (0, [])  # nothing changed
     edit(repo / handoff, '"task_complete"', '"timeout"')
@@ -499,12 +503,7 @@ def test_a_merged_agent_dir_link_led_elsewhere_is_the_agent_dir_moved(
 ):
     """The merged records stay untouched where the link led, but the agent dir agents read
     is now another folder, whose history the gate cannot compare: AL608, on the link."""
-    repo = tmp_path / "work"
-    shutil.copytree(FIXTURES / "valid", repo)
-    (repo / ".agent").rename(repo / "agentstate")
-    os.symlink("agentstate", repo / ".agent")
-    git(repo, "init", "-q", "-b", "main")
-    commit_all(repo, "Agent state kept behind a link")
+    repo = make_linked_repo(tmp_path)
     change(repo)
     for rewritten in repo.glob("*/conversations/C-onboarding/handoffs/H-001.md"):
         if "agentstate/" not in rewritten.as_posix():

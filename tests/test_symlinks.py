@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES
-from gitrepo import CONV, git, make_repo
+from gitrepo import CONV, git, make_linked_repo, make_repo
 
 from agent_lint import baseline
 from agent_lint.cli import main
@@ -161,13 +161,7 @@ def test_a_link_is_followed_as_the_system_follows_it(tmp_path):
 @pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
 def test_a_link_in_an_agent_dir_kept_as_a_link_is_one_finding(tmp_path, staged):
     """The gate names agentstate/..., the walk .agent/...: one place, one finding."""
-    repo = tmp_path / "work"
-    shutil.copytree(FIXTURES / "valid", repo)
-    (repo / ".agent").rename(repo / "agentstate")
-    os.symlink("agentstate", repo / ".agent")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "Agent state kept behind a link")
+    repo = make_linked_repo(tmp_path)
     conversations = repo / "agentstate" / "conversations"
     shutil.copytree(conversations / "C-onboarding", repo / "docs" / "C-x")
     os.symlink("../../docs/C-x", conversations / "C-x")

@@ -491,13 +491,9 @@ class _Settings:
             entry = self._folder(posixpath.dirname(path)).get(path)
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path
-            target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-            if len(target) > MAX_LINK_TARGET or b"\0" in target:
-                return path  # no file system makes such a link
-            text = target.decode("utf-8", "replace")
-            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
-            if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
-                return path  # outside the repository: the lint's AL706 says so
+            resolved = self._link_leads(path, entry.sha)
+            if resolved is None:
+                return path  # outside the repository (the lint's AL706), or no real link
             folder = self._folder(posixpath.dirname(resolved)).get(resolved)
             if folder is None or folder.mode not in (MODE_TREE, MODE_SYMLINK):
                 return path
@@ -511,15 +507,23 @@ class _Settings:
             entry = self.repo.ls_index([path]).get(path)
             if entry is None or entry.mode != MODE_SYMLINK:
                 return path if path and self.repo.ls_index([path]) else None
-            target = self.repo.read_blobs([entry.sha]).get(entry.sha, b"")
-            if len(target) > MAX_LINK_TARGET or b"\0" in target:
-                return None  # no file system makes such a link
-            text = target.decode("utf-8", "replace")
-            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), text))
-            if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
+            resolved = self._link_leads(path, entry.sha)
+            if resolved is None:
                 return None
             path = resolved
         return None
+
+    def _link_leads(self, link: str, sha: str) -> str | None:
+        """The repository path the link at ``link`` (its blob ``sha``) names; None when it
+        leaves the repository or holds what no file system makes a link of."""
+        target = self.repo.read_blobs([sha]).get(sha, b"")
+        if len(target) > MAX_LINK_TARGET or b"\0" in target:
+            return None
+        text = target.decode("utf-8", "replace")
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(link), text))
+        if text.startswith("/") or resolved in (".", "..") or resolved.startswith("../"):
+            return None
+        return resolved
 
     def followed_in_work_tree(self, path: str) -> str | None:
         """The folder of the work tree that ``path`` leads to, when it stays inside."""
