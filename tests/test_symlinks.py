@@ -292,3 +292,28 @@ def test_a_link_that_leads_nowhere_says_why(tmp_path, links, message):
         ("AL007", f".agent/decisions/{name}") for name in sorted(links)
     ]
     assert all(message in d.message for d in found)
+
+
+def test_the_index_links_are_followed_as_a_file_system_follows_them():
+    from agent_lint.gitgate.snapshots import IndexLinks
+
+    links = {"a": "1", "b": "2", "d/e": "3", "p": "4", "q": "5", "n": "6", "up": "7"}
+    targets = {
+        "1": b"b",
+        "2": b"real",
+        "3": b"../a/sub",  # a chain, then a folder through it
+        "4": b"q",
+        "5": b"p",
+        "6": b"x\0y",
+        "7": b"../../out",  # loop, NUL, escape
+    }
+    followed = IndexLinks(links, targets)
+    assert [followed.resolve(p) for p in ("a", "d/e/x", "x/../a", "p", "n", "up")] == [
+        "real", "real/sub/x", "real", None, None, None,
+    ]  # fmt: skip
+    # 45 links in a row: 40 are followed, 41 are not, whichever is asked first.
+    chain = {f"k{i}": str(i) for i in range(45)}
+    ends = {str(i): f"k{i + 1}".encode() for i in range(44)} | {"44": b"dir"}
+    for order in (["k0", "k4", "k5"], ["k5", "k4", "k0"]):
+        followed = IndexLinks(chain, ends)
+        assert {p: followed.resolve(p) for p in order} == {"k0": None, "k4": None, "k5": "dir"}

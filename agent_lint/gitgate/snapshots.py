@@ -236,9 +236,10 @@ class IndexSnapshot(Snapshot):
         folders = {folder for p in listing for folder in ancestors(p)}
         # A folder named but for letter case is the folder in a macOS or Windows checkout.
         folded = {fold(folder): folder for folder in folders}
+        followed = IndexLinks(links, targets)
         found = {}
         for path in wanted:
-            resolved = _resolve_in_index(path, links, targets)
+            resolved = followed.resolve(path)
             if resolved is not None and (resolved in folders or fold(resolved) in folded):
                 found[path] = resolved if resolved in folders else folded[fold(resolved)]
         return found
@@ -540,36 +541,90 @@ class WorkTreeSnapshot(Snapshot):
 _MAX_HOPS = 40
 
 
-def _resolve_in_index(
-    path: str, links: Mapping[str, str], targets: Mapping[str, bytes]
-) -> str | None:
-    """Where ``path`` leads in the index, its links (``links``: blob ids by path, with
-    their ``targets``) followed component by component; None when it leaves the
-    repository or a link cannot be followed (a loop, an absolute or impossible target)."""
-    pending = path.split("/")
-    done: list[str] = []
-    hops = 0
-    while pending:
-        part = pending.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not done:
+class _Walk:
+    """One path being followed: its components, how far, where it got, the links taken."""
+
+    __slots__ = ("at", "done", "hops", "link", "parts")
+
+    def __init__(self, link: str | None, path: str) -> None:
+        self.link, self.parts, self.at = link, path.split("/"), 0
+        self.done: list[str] = []
+        self.hops = 0
+
+
+class IndexLinks:
+    """The index's links, each followed once whatever the paths asked: a change may stage
+    thousands of links that lead through one another, so the work stays linear in the
+    links' targets. Where each link leads is found with a stack of walks, not recursion.
+    A path leads nowhere (None) when it leaves the repository or a link on the way cannot
+    be followed: a loop, more than :data:`_MAX_HOPS` links, an absolute target or one no
+    file system makes."""
+
+    def __init__(self, links: Mapping[str, str], targets: Mapping[str, bytes]) -> None:
+        self.links, self.targets = links, targets
+        #: Where each link leads and how many links that took (itself included); None: it
+        #: cannot be followed (a loop, an escape, a target no file system makes).
+        self._leads: dict[str, tuple[str, int] | None] = {}
+
+    def resolve(self, path: str) -> str | None:
+        """Where ``path`` (relative to the top) leads, or None (see the class)."""
+        found = self._follow(_Walk(None, path))
+        return found[0] if found is not None and found[1] <= _MAX_HOPS else None
+
+    def _follow(self, walk: _Walk) -> tuple[str, int] | None:
+        stack = [walk]
+        following: set[str] = set()
+        result: tuple[str, int] | None = None
+        while stack:
+            top = stack[-1]
+            step = self._step(top, following)
+            if isinstance(step, _Walk):  # a link to follow first
+                following.add(step.link or "")
+                stack.append(step)
+                continue
+            stack.pop()  # done (a tuple) or failed (None)
+            result = step if isinstance(step, tuple) else None
+            if top.link is not None:
+                following.discard(top.link)
+                self._leads[top.link] = (result[0], result[1] + 1) if result else None
+        return result
+
+    def _step(self, walk: _Walk, following: set[str]) -> object:
+        """Walk on until the end (its result), a failure (None), or a link whose
+        destination is not known yet (its walk, to follow first)."""
+        while walk.at < len(walk.parts):
+            part = walk.parts[walk.at]
+            if part in ("", "."):
+                walk.at += 1
+                continue
+            if part == "..":
+                if not walk.done:
+                    return None
+                walk.done.pop()
+                walk.at += 1
+                continue
+            here = "/".join([*walk.done, part])
+            if here not in self.links:
+                walk.done.append(part)
+                walk.at += 1
+                continue
+            if here in following:
+                return None  # a loop
+            if here not in self._leads:
+                raw = self.targets.get(self.links[here], b"")
+                if not 0 < len(raw) <= MAX_LINK_TARGET or b"\0" in raw or raw.startswith(b"/"):
+                    self._leads[here] = None
+                else:
+                    folder = here.rpartition("/")[0]
+                    target = decode(raw)
+                    return _Walk(here, f"{folder}/{target}" if folder else target)
+            leads = self._leads[here]
+            if leads is None:
                 return None
-            done.pop()
-            continue
-        here = "/".join([*done, part])
-        if here not in links:
-            done.append(part)
-            continue
-        hops += 1
-        raw = targets.get(links[here], b"")
-        if hops > _MAX_HOPS or not 0 < len(raw) <= MAX_LINK_TARGET or b"\0" in raw:
-            return None
-        if raw.startswith(b"/"):
-            return None
-        pending = decode(raw).split("/") + pending  # relative to the link's folder
-    return "/".join(done) or None
+            walk.hops += leads[1]
+            walk.done = leads[0].split("/") if leads[0] else []
+            walk.at += 1
+        return "/".join(walk.done), walk.hops
 
 
 def prefetch_together(wanted: Iterable[tuple[Snapshot, Iterable[str]]]) -> None:
