@@ -20,6 +20,7 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -208,10 +209,13 @@ def repositories(draw: st.DrawFn) -> dict[str, Any]:
     return files
 
 
-def _write(files: dict[str, Any]) -> Path:
-    root = Path(tempfile.mkdtemp(prefix="agent-lint-fuzz-")) / "repo"
-    write_tree(root / ".agent", files)
-    return root
+@contextlib.contextmanager
+def _written(files: dict[str, Any]) -> Iterator[Path]:
+    """A repository holding ``files``, removed again afterwards (examples run by the thousand)."""
+    with tempfile.TemporaryDirectory(prefix="agent-lint-fuzz-") as parent:
+        root = Path(parent) / "repo"
+        write_tree(root / ".agent", files)
+        yield root
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -255,9 +259,9 @@ def assert_sound(result: LintResult) -> None:
 
 @given(repositories())
 def test_generated_and_mutated_repositories_lint_soundly(files):
-    root = _write(files)
-    assert_sound(lint_paths([root]))
-    assert_sound(lint_paths([root], unsafe_fixes=True))
+    with _written(files) as root:
+        assert_sound(lint_paths([root]))
+        assert_sound(lint_paths([root], unsafe_fixes=True))
 
 
 def _main(*args: str) -> tuple[int, str]:
@@ -269,18 +273,18 @@ def _main(*args: str) -> tuple[int, str]:
 
 @given(repositories(), st.booleans())
 def test_fix_changes_only_derived_files_and_is_idempotent(files, unsafe):
-    root = _write(files)
-    before = _snapshot(root)
-    options = ["--fix", "--quiet", *(["--unsafe-fixes"] if unsafe else [])]
-    code, err = _main(str(root), *options)
-    assert code in (0, 1), err
-    after = _snapshot(root)
-    changed = {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
-    derived = {"state.json", "meta.json"} if unsafe else {"state.json"}
-    assert {rel.rsplit("/", 1)[-1] for rel in changed} <= derived, changed
-    assert not any(rel.endswith(".tmp") for rel in after), after.keys()
-    _main(str(root), *options)
-    assert _snapshot(root) == after
+    with _written(files) as root:
+        before = _snapshot(root)
+        options = ["--fix", "--quiet", *(["--unsafe-fixes"] if unsafe else [])]
+        code, err = _main(str(root), *options)
+        assert code in (0, 1), err
+        after = _snapshot(root)
+        changed = {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
+        derived = {"state.json", "meta.json"} if unsafe else {"state.json"}
+        assert {rel.rsplit("/", 1)[-1] for rel in changed} <= derived, changed
+        assert not any(rel.endswith(".tmp") for rel in after), after.keys()
+        _main(str(root), *options)
+        assert _snapshot(root) == after
 
 
 @pytest.mark.parametrize("kind", sorted(PLACES))
@@ -290,9 +294,9 @@ def test_each_schema_generates_records_agent_lint_reads(kind):
     @settings(max_examples=examples)
     @given(_records(kind))
     def check(record: Any) -> None:
-        root = _write({PLACES[kind]: _serialise(PLACES[kind], record)})
-        result = lint_paths([root])
-        assert_sound(result)
+        with _written({PLACES[kind]: _serialise(PLACES[kind], record)}) as root:
+            result = lint_paths([root])
+            assert_sound(result)
         # A record valid by its schema draws no schema finding except what the
         # schema cannot express (formats, ids, references).
         assert not {d.code for d in result.diagnostics} & {"AL101", "AL102", "AL103", "AL104"}
