@@ -158,6 +158,51 @@ def test_a_link_is_followed_as_the_system_follows_it(tmp_path):
     assert findings(repo, base="main") == [("AL707", ".agent/conversations/C-x")]
 
 
+def _plain_link(repo: Path, link: str, target: str) -> None:
+    """A link as a checkout with ``core.symlinks`` false holds it (Git for Windows): the
+    index records a link, the work tree a plain file of its target."""
+    (repo / link).write_text(target, encoding="utf-8")
+    blob = git(repo, "hash-object", "-w", "--", link)
+    git(repo, "update-index", "--add", "--cacheinfo", f"120000,{blob},{link}")
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
+def test_a_link_a_windows_checkout_holds_as_a_file_is_a_link_for_the_gate(tmp_path, staged):
+    """Git takes the file for the link the index records, and so does the gate: the work
+    tree's gate meets the link a checkout that makes links would follow, chains included."""
+    repo = make_repo(tmp_path)
+    git(repo, "config", "core.symlinks", "false")
+    shutil.copytree(repo / CONV, repo / "docs" / "C-x")
+    _plain_link(repo, "hop", "docs/C-x")
+    _plain_link(repo, ".agent/conversations/C-x", "../../docs/C-x")
+    _plain_link(repo, ".agent/conversations/C-y", "../../hop")
+    _plain_link(repo, ".agent/conversations/C-z", "../../../outside")  # leaves the repository
+    git(repo, "add", "docs")
+    assert findings(repo, base="main", staged=staged) == [
+        ("AL707", ".agent/conversations/C-x"),
+        ("AL707", ".agent/conversations/C-y"),
+    ]
+    git(repo, "config", "core.symlinks", "true")  # a checkout that makes links: files stay files
+    assert findings(repo, base="main") == []
+
+
+def test_a_merged_link_a_windows_checkout_holds_as_a_file_is_unchanged(tmp_path):
+    """Normal work passes: the merge-base's link, checked out as a file, is the same link."""
+    repo = make_repo(tmp_path)
+    shutil.copytree(repo / CONV, repo / "docs" / "C-x")
+    os.symlink("../../docs/C-x", repo / ".agent/conversations/C-x")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a conversation kept behind a link")
+    clone = tmp_path / "windows"
+    git(tmp_path, "-c", "core.symlinks=false", "clone", "-q", str(repo), str(clone))
+    git(clone, "config", "core.symlinks", "false")
+    assert (clone / ".agent/conversations/C-x").is_file()
+    assert findings(clone, base="origin/main") == []
+    (clone / ".agent/conversations/C-x").write_text("../../docs/C-y", encoding="utf-8")
+    shutil.copytree(clone / "docs" / "C-x", clone / "docs" / "C-y")
+    assert findings(clone, base="origin/main") == [("AL707", ".agent/conversations/C-x")]
+
+
 @pytest.mark.parametrize("staged", [False, True], ids=["worktree", "staged"])
 def test_a_link_in_an_agent_dir_kept_as_a_link_is_one_finding(tmp_path, staged):
     """The gate names agentstate/..., the walk .agent/...: one place, one finding."""

@@ -22,6 +22,7 @@ what it cannot read.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import errno
 import hashlib
 import os
@@ -275,16 +276,54 @@ class WorkTreeSnapshot(Snapshot):
                 folder = folder.rpartition("/")[0]
         for prefix in self.prefixes:
             self._walk(prefix, self._modes)
+        recorded_links = []
         for path in self.index:
             mode = self.index.mode(path)
             if mode == MODE_GITLINK:
                 self._modes[path] = MODE_GITLINK  # a submodule, checked out or not
             elif path not in self._modes and self.index.skips_worktree(path):
                 self._modes[path] = mode  # outside a sparse checkout: as staged
+            elif mode == MODE_SYMLINK and path in self._files:
+                recorded_links.append(path)
+        #: Links the index records that this checkout holds as plain files of their target
+        #: (``core.symlinks`` false, as on Windows): git takes them for links, so does the gate.
+        self._plain_links: dict[str, bytes] = {}
+        if recorded_links and not self._checks_out_links():
+            for path in recorded_links:
+                self._modes[path] = MODE_SYMLINK
+                self._files.discard(path)
+                self._plain_links[path] = self._plain_link_target(path)
         self._shas: dict[str, str | None] = {}
         self._converted: dict[str, bytes | None] = {}
         self._attributes: dict[str, dict[str, str]] = {}
         self._autocrlf: str | None = None
+
+    def _checks_out_links(self) -> bool:
+        """Whether this checkout makes symbolic links (``core.symlinks``, true unless set
+        false, as Git for Windows sets it)."""
+        value = self.repo.config_value("core.symlinks")
+        return value is None or value.strip().lower() not in ("false", "no", "off", "0", "")
+
+    def _plain_link_target(self, path: str) -> bytes:
+        """The target a link held as a plain file names: the file's bytes, as git stores
+        them (b"" when it cannot be read or is longer than any target followed)."""
+        try:
+            return read_regular(self.repo.top / path, MAX_LINK_TARGET)
+        except NotRead:
+            return b""
+
+    def _plain_links_everywhere(self) -> dict[str, bytes]:
+        """Every link of the index that this checkout holds as a plain file, with its
+        target (one git process): a link may lead through one outside the prefixes."""
+        listing = self.repo.ls_index([])
+        found = dict(self._plain_links)
+        for path in listing:
+            if path in found or listing.mode(path) != MODE_SYMLINK:
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                if stat.S_ISREG(os.lstat(os.path.join(self._top, path)).st_mode):
+                    found[path] = self._plain_link_target(path)
+        return found
 
     def _cannot_read(self, path: str, error: OSError) -> None:
         reason = error.strerror or type(error).__name__
@@ -364,6 +403,8 @@ class WorkTreeSnapshot(Snapshot):
         """The blob id git would store for the symbolic link at ``path`` (its target)."""
         if self.modes.get(path) != MODE_SYMLINK:
             return None
+        if path in self._plain_links:
+            return blob_sha(self._plain_links[path])
         try:
             return blob_sha(os.readlink(os.fsencode(os.path.join(self._top, path))))
         except (OSError, ValueError):
@@ -371,13 +412,23 @@ class WorkTreeSnapshot(Snapshot):
 
     def folder_links(self, paths: Iterable[str]) -> dict[str, str]:
         """Links of the work tree that lead, as the system follows them, to a folder inside
-        the repository and outside its ``.git``."""
+        the repository and outside its ``.git``. A link held as a plain file (see
+        :attr:`_plain_links`) is followed by its target, through the other such links, as a
+        checkout that makes links would follow it."""
         top = os.path.realpath(self._top)
+        wanted = list(paths)
+        plain = IndexLinks({}, {})
+        if any(path in self._plain_links for path in wanted):
+            everywhere = self._plain_links_everywhere()
+            plain = IndexLinks({p: p for p in everywhere}, everywhere)
         found = {}
-        for path in paths:
+        for path in wanted:
             if self.modes.get(path) != MODE_SYMLINK:
                 continue
-            real = os.path.realpath(os.path.join(self._top, path))
+            leads = plain.resolve(path) if path in self._plain_links else path
+            if leads is None:
+                continue
+            real = os.path.realpath(os.path.join(self._top, leads))
             try:
                 inside = os.path.relpath(real, top).replace(os.sep, "/")
             except ValueError:  # another drive (Windows)
@@ -442,6 +493,8 @@ class WorkTreeSnapshot(Snapshot):
 
     def sha(self, path: str) -> str | None:
         """The blob id git would store for the file (None: absent, or not readable)."""
+        if path in self._plain_links:
+            return None  # a link, for git: no regular file
         if path not in self._shas:
             clean = self._clean(path)
             self._shas[path] = clean.sha if clean is not None else self._hash(path)
