@@ -396,6 +396,20 @@ class Repository:
         name = decode(done.stdout).strip() if done.returncode == 0 else ""
         return name or None
 
+    def pushed_to(self) -> str | None:
+        """The remote whose branch of the same name is the current branch's upstream (its
+        own copy, as ``git push -u`` sets it up); None when the upstream is another branch,
+        a local one, or there is none."""
+        done = self._git(["symbolic-ref", "-q", "HEAD"])
+        ref = decode(done.stdout).strip() if done.returncode == 0 else ""
+        if not ref.startswith("refs/heads/"):
+            return None
+        listed = self._git(
+            ["for-each-ref", "--format=%(upstream:remotename)%00%(upstream:remoteref)", ref]
+        )
+        remote, _, merged = decode(listed.stdout).strip().partition("\0")
+        return remote if remote not in ("", ".") and merged == ref else None
+
     def remotes(self) -> list[str]:
         """The names of the configured remotes."""
         return decode(self.run("remote")).split()

@@ -50,6 +50,27 @@ def test_auto_uses_the_upstream_of_the_current_branch(tmp_path, capsys):
                                "numbering of origin/dev: the next one is H-003")]  # fmt: skip
 
 
+@pytest.mark.parametrize("remote", ["origin", "upstream"])
+def test_auto_does_not_take_a_pushed_branch_for_its_base(tmp_path, capsys, remote):
+    """A branch pushed with ``-u`` tracks its own copy: what it pushed there is not merged,
+    so a handoff it added may still change; the remote's default branch is the base."""
+    origin, _ = _clone(tmp_path)
+    work = tmp_path / "work2"
+    git(tmp_path, "clone", "-q", "-o", remote, str(origin), str(work))
+    git(work, "checkout", "-q", "-b", "review")
+    add_conversation_handoff(work, 4)
+    commit_all(work, "H-004 for review")
+    git(work, "push", "-q", "-u", remote, "review")
+    assert git(work, "rev-parse", "--abbrev-ref", "@{upstream}") == f"{remote}/review"
+    edit(work / CONV / "handoffs/H-004.md", "", "Reworded after review.\n")
+    code, found, _ = gate(work, capsys, "--base", "auto")
+    assert (code, found) == (0, [])
+    rewrite(work)  # a handoff of the default branch is merged: the gate holds
+    code, found, _ = gate(work, capsys, "--base", "auto")
+    assert code == 1 and [c for c, _ in found] == ["AL601"]
+    assert "merged in" in found[0][1]
+
+
 @pytest.mark.parametrize("remote_ref", ["main", "master"])
 def test_auto_falls_back_to_the_remote_default_branch(tmp_path, capsys, remote_ref):
     repo = make_repo(tmp_path)

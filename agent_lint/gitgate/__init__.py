@@ -47,7 +47,8 @@ from agent_lint.profiles import builtin, get, names
 
 #: ``--base auto``: the upstream of the current branch, else the remote's default branch.
 AUTO = "auto"
-AUTO_CANDIDATES = ("@{upstream}", "origin/HEAD", "origin/main", "origin/master")
+#: The default branches ``auto`` looks for on a remote, in order.
+DEFAULT_BRANCHES = ("HEAD", "main", "master")
 #: The head commit of the change under review, when the caller knows it (the Action sets
 #: it from the event): the gate refuses a checkout whose HEAD does not contain it.
 CHANGE_HEAD_VARIABLE = "AGENT_LINT_CHANGE_HEAD"
@@ -340,7 +341,7 @@ def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:
     explicit revision does not resolve.
     """
     if spec == AUTO:
-        for candidate in AUTO_CANDIDATES:
+        for candidate in auto_candidates(repo):
             commit = repo.commit(candidate)
             if commit is not None:
                 return commit, repo.symbolic_name(candidate) or candidate
@@ -351,6 +352,21 @@ def resolve_base(repo: Repository, spec: str) -> tuple[str, str] | None:
         hint = _hint(repo, spec)
         raise ConfigError(f"--base {spec!r} is not a commit in this repository. {hint}")
     return commit, spec
+
+
+def auto_candidates(repo: Repository) -> list[str]:
+    """The revisions ``--base auto`` tries, in order: the current branch's upstream, then
+    ``origin``'s default branch.
+
+    An upstream that is the branch's own copy on a remote (what ``git push -u`` sets up)
+    is no base: the commits pushed there are not merged, so the default branch of that
+    remote is tried instead, after ``origin``'s. An upstream that is another branch (the
+    one ``git checkout -b x origin/develop`` made it from) or a local one is the base.
+    """
+    own_remote = repo.pushed_to()
+    first = [] if own_remote is not None else ["@{upstream}"]
+    remotes = ["origin"] + ([own_remote] if own_remote not in (None, "origin") else [])
+    return first + [f"{remote}/{branch}" for remote in remotes for branch in DEFAULT_BRANCHES]
 
 
 def _hint(repo: Repository, spec: str) -> str:
