@@ -59,6 +59,11 @@ class NoProfile(Exception):
         self.message = message
 
 
+class SeveralProfiles(ConfigError):
+    """The markers of more than one profile match: the user must choose (a usage error,
+    which the gate never takes for a store that is gone)."""
+
+
 def _store_of(folder: Path, store: str) -> Path | None:
     """The repository root when ``folder`` is a store called ``store`` (``.agent``), else None."""
     parts = PurePosixPath(store).parts
@@ -79,7 +84,7 @@ def _one(found: list[Target], where: Path) -> Target:
         f"{name} ({relative(str(target.agent_dir), str(target.root)) or '.'}/)"
         for name, target in seen.items()
     )
-    raise ConfigError(
+    raise SeveralProfiles(
         f"{where}: the markers of several profiles match: {candidates}; choose one with "
         '--profile NAME or `profile = "NAME"` in the configuration'
     )

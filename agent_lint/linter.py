@@ -23,6 +23,7 @@ from agent_lint.diagnostics import GATE_PREFIX, Diagnostic, Fix, change_cannot_w
 from agent_lint.discovery import (
     Entry,
     NoProfile,
+    SeveralProfiles,
     Target,
     find_target,
     profile_for,
@@ -1218,6 +1219,10 @@ def lint_paths(
     for path in paths or [Path(".")]:
         try:
             target = find_target(path, explicit_config, profile)
+        except SeveralProfiles:
+            # Not a store that is gone: a second layout beside the first (which the gate
+            # alone, picking one, could not protect). The user chooses.
+            raise
         except (ConfigError, NoProfile) as exc:
             from agent_lint import gitgate
 

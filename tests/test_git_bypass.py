@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 from gitrepo import CONV, ENV, add_conversation_handoff, commit_all, edit, git, make_repo
 
 from agent_lint.cli import main
@@ -81,6 +82,40 @@ def test_settings_merged_on_the_base_do_apply(tmp_path, capsys):
     code, report, _ = lint(repo, capsys, "worktree", "--select", "AL6")
     assert code == 0 and report["diagnostics"][0]["severity"] == "warning"
     assert "notices" not in report
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("store", [".pi/pbot/history", ".astrion/conversations"])
+def test_replacing_the_agent_dir_by_another_layout(tmp_path, capsys, mode, store):
+    """The profile the merge-base's markers show decides the gate: a change that deletes
+    .agent/ and adds another layout's store does not move the gate onto that layout."""
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-rq", ".agent")
+    layout = FIXTURES.parent / ("personal_bot" if store.startswith(".pi") else "astrion") / "valid"
+    shutil.copytree(layout / store, repo / store)
+    if store.startswith(".astrion"):
+        shutil.copy(layout / ".astrion" / "state.json", repo / ".astrion" / "state.json")
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [("AL608", ".agent")]
+    [finding] = [d for d in report["diagnostics"] if d["code"] == "AL608"]
+    assert "the change's agent dir is " in finding["message"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_second_layout_beside_a_store_is_a_usage_error_with_the_gate(tmp_path, capsys, mode):
+    """Markers of two profiles: the user chooses; the gate does not pick the other one."""
+    repo = tmp_path / "pbot"
+    shutil.copytree(FIXTURES.parent / "personal_bot" / "valid", repo)
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "a Personal Bot store")
+    (repo / ".agent").mkdir()
+    (repo / ".agent" / "README.md").write_text("# notes\n", encoding="utf-8")
+    extra = ["--staged"] if mode == "staged" else []
+    if mode == "staged":
+        git(repo, "add", "-A")
+    assert main([str(repo), "--base", "main", *extra]) == 2
+    assert "the markers of several profiles match" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -574,15 +574,18 @@ class _Settings:
         return self.change_prefix
 
     def profile(self, config: Config) -> Profile:
-        """The profile whose kinds the gate protects: the merge-base's ``profile`` setting if
-        it has one, else the run's, with the kinds the merge-base's configuration declares."""
+        """The profile whose kinds the gate protects, with the kinds the merge-base's
+        configuration declares: the merge-base's ``profile`` setting if it has one, else the
+        one profile whose markers hold in the merge-base, else the run's.
+
+        A change cannot move the gate onto another layout's kinds, by naming a profile or
+        by making another layout's markers the ones its own tree shows (deleting ``.agent/``
+        and adding a ``.pi/pbot/`` store)."""
         if config.profile is not None and config.profile in names():
             return extend(get(config.profile), config.kinds)
         run = profile_for(self.target)
-        if self.target.config.profile is None or self.root is None:
+        if self.root is None or self._marked_at_base(run):
             return extend(run, config.kinds)
-        # The change names a profile its merge-base does not: the merge-base's markers
-        # decide, so a change cannot move the gate onto another layout's kinds by naming it.
         found = [profile for profile in builtin() if self._marked_at_base(profile)]
         return extend(found[0] if len(found) == 1 else run, config.kinds)
 

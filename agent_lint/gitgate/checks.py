@@ -292,7 +292,9 @@ def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem
         )
     moved = ""
     if c.change_prefix != c.prefix:
-        moved = f"; the change's agent dir is {c.display(c.change_prefix) or '.'}"
+        shown = c.display(c.change_prefix)
+        shown = shown if shown not in ("", ".") else "the repository root"
+        moved = f"; the change's agent dir is {shown}"
     return GateProblem(
         GateIssue.AGENT_DIR_REMOVED,
         folder,
