@@ -453,6 +453,18 @@ def _kind_path(path: str, where: str) -> None:
         raise ConfigError(f"{where}.path` names a group twice")
     if "{" in _GROUP.sub("", path) or "}" in _GROUP.sub("", path):
         raise ConfigError(f"{where}.path` has an unmatched brace")
+    # Each wildcard of a segment is a choice the matcher may have to try against every
+    # other: two per segment, and one ``**``, keep matching a name quadratic at worst (the
+    # change under review may write the pattern, and the names of its files).
+    segments = path.split("/")
+    if segments.count("**") > 1:
+        raise ConfigError(f"{where}.path` may hold `**` once, got {_given(path)}")
+    for segment in segments:
+        if segment != "**" and segment.count("*") + len(_GROUP.findall(segment)) > 2:
+            raise ConfigError(
+                f"{where}.path` may hold at most two of `*` and `{{name}}` in one folder or file "
+                f"name, got {_given(segment)}"
+            )
 
 
 def _known_keys(table: Mapping[str, Any], keys: Mapping[str, str], where: str) -> None:
@@ -494,10 +506,16 @@ def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
     id_field = _text(table, "id-field", where)
     id_pattern = _text(table, "id-pattern", where)
     if id_pattern is not None:
+        from agent_lint.schemas import LinearPattern, UnsupportedPattern
+
         try:
-            re.compile(id_pattern)
-        except re.error as exc:
-            raise ConfigError(f"{where}.id-pattern` is not a regular expression: {exc}") from None
+            LinearPattern(id_pattern)
+        except UnsupportedPattern:
+            raise ConfigError(
+                f"{where}.id-pattern` is not a regular expression agent-lint evaluates in "
+                f"linear time (the syntax of schema patterns; no lookaround or "
+                f"backreference): {_given(id_pattern)}"
+            ) from None
     groups = _GROUP.findall(path)
     default_rule = "stem" if id_field and "stem" in groups else "none"
     name_rule = _choice(

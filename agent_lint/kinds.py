@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from agent_lint.frozen import field, frozen
 
@@ -29,7 +29,19 @@ def whole(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"^(?:{pattern})\Z", re.ASCII)
 
 
-def shown(pattern: re.Pattern[str]) -> str:
+class IdPattern(Protocol):
+    """What an id pattern offers: a whole-string test and its text (:func:`whole`'s
+    compiled patterns, and :class:`agent_lint.schemas.LinearPattern` for user kinds)."""
+
+    @property
+    def pattern(self) -> str:
+        """The pattern as :func:`whole` writes it."""
+
+    def match(self, text: str, /) -> object:
+        """Truthy when ``text`` matches."""
+
+
+def shown(pattern: IdPattern) -> str:
     """A pattern of :func:`whole` as users write it: ``^D-[A-Za-z0-9][A-Za-z0-9._-]*$``."""
     text = pattern.pattern
     if text.startswith("^(?:") and text.endswith(")\\Z"):
@@ -228,7 +240,7 @@ class Kind:
     format: Format
     schema: str | None = None
     id_field: str | None = None
-    id_pattern: re.Pattern[str] | None = None
+    id_pattern: IdPattern | None = None
     name_rule: NameRule = NameRule.NONE
     namespace: str | None = None
     scope: str | None = None

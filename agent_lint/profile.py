@@ -31,6 +31,7 @@ from agent_lint.kinds import (
     spec,
     whole,
 )
+from agent_lint.schemas import LinearPattern
 
 if TYPE_CHECKING:
     from agent_lint.fixer import Blocked, Edit
@@ -371,7 +372,7 @@ def extend(profile: Profile, declared: Sequence[UserKind]) -> Profile:
                 Format(user.format),
                 schema=f"{USER_SCHEMA}{user.name}" if user.schema is not None else None,
                 id_field=user.id_field,
-                id_pattern=whole(user.id_pattern) if user.id_pattern else None,
+                id_pattern=LinearPattern(user.id_pattern) if user.id_pattern else None,
                 name_rule=NameRule(user.name_rule),
                 namespace=user.namespace if user.id_field else None,
                 scope=user.scope,

@@ -171,6 +171,29 @@ def pattern_search(pattern: str, text: str) -> bool:
         return bool(validator.is_valid(_LONE_SURROGATE.sub("\ufffd", text)))
 
 
+class LinearPattern:
+    """A whole-string pattern evaluated in linear time, for patterns the repository's own
+    configuration declares (a user kind's ``id-pattern``): the change under review may
+    write it, so no pattern and no id can make a run backtrack for minutes.
+
+    It matches the whole string, as :func:`agent_lint.kinds.whole` does, with the
+    syntax and engine of schema patterns (:func:`pattern_search`); ``pattern`` is written
+    as :func:`~agent_lint.kinds.whole` writes it, for messages. Raises
+    :class:`UnsupportedPattern` for a pattern the engine cannot evaluate.
+    """
+
+    __slots__ = ("_anchored", "pattern")
+
+    def __init__(self, source: str) -> None:
+        self._anchored = f"^(?:{source})$"
+        check_pattern(self._anchored)
+        self.pattern = f"^(?:{source})\\Z"
+
+    def match(self, text: str) -> bool:
+        """Whether ``text`` matches the pattern from its first character to its last."""
+        return pattern_search(self._anchored, text)
+
+
 def _pattern_keyword(
     validator: Validator, pattern: str, instance: Any, schema: dict[str, Any]
 ) -> Iterator[jsonschema.ValidationError]:

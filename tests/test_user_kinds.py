@@ -147,6 +147,10 @@ def test_a_change_cannot_lift_the_history_its_base_declares(tmp_path, capsys):
         ('name = "r"\npath = "r/{stem}.json"\nhistory = "append"', "`kinds[0].history` must be"),
         ('name = "r"\npath = "r/{stem}.json"\npaht = 1', "unknown key `paht`"),
         ('name = "r"\npath = "r/{stem}.json"\nid-pattern = "("', "`kinds[0].id-pattern` is not"),
+        ('name = "r"\npath = "r/{stem}.json"\nid-pattern = "(?=R)R"', "in linear time"),
+        ('name = "r"\npath = "r/*a*a*.json"', "may hold at most two of `*` and `{name}`"),
+        ('name = "r"\npath = "r/{a}-{b}-{c}.json"', "may hold at most two of `*` and `{name}`"),
+        ('name = "r"\npath = "**/r/**/{stem}.json"', "may hold `**` once"),
         (
             'name = "r"\npath = "r/x.json"\nid-field = "id"\nname-rule = "stem"',
             "which `path` does not have",
@@ -166,6 +170,30 @@ def test_declarations_are_validated_with_errors_naming_the_key(tmp_path, capsys,
     assert main([str(tmp_path / "repo")]) == 2
     err = capsys.readouterr().err
     assert message in err and ".agent-lint.toml" in err
+
+
+@pytest.mark.parametrize(
+    ("pattern", "valid", "invalid"),
+    [
+        ("(a|aa)+", "aaaa", "a" * 60 + "b"),  # a backtracking engine takes minutes on it
+        ("(?i)RV-[0-9]+", "rv-001", "RV-x"),  # flags, as schema patterns take them
+        ("RV-[0-9]+", "RV-001", "RV-001\n"),  # the whole id: no final newline slips by
+    ],
+)
+def test_an_id_pattern_is_matched_whole_in_linear_time(tmp_path, capsys, pattern, valid, invalid):
+    """The change under review may declare the pattern: it runs on the engine of schema
+    patterns, which never backtracks."""
+    config = CONFIG.replace('id-pattern = "RV-[0-9]{3,}"', f"id-pattern = {json.dumps(pattern)}")
+    repo = _repo(
+        tmp_path / "repo", config.replace('name = "review"', 'name = "review"\nname-rule = "none"')
+    )
+    reviews = repo / ".agent" / "reviews"
+    for path in reviews.iterdir():
+        path.unlink()
+    (reviews / "one.json").write_text(_review(valid))
+    (reviews / "two.json").write_text(_review(invalid))
+    code, found = _lint(capsys, str(repo))
+    assert (code, [(c, f) for c, f, _ in found]) == (1, [("AL201", "two.json")])
 
 
 def test_profile_table_extends_a_built_in_profile(tmp_path, capsys):
