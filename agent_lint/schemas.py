@@ -20,6 +20,7 @@ import stat
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -300,6 +301,32 @@ def _unique_items_keyword(
         yield jsonschema.ValidationError(f"{clip(repr(instance))} has non-unique elements")
 
 
+def _multiple_of(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``multipleOf`` for numbers of any size: jsonschema's own keyword, and where it cannot
+    compute (an integer of thousands of digits, a number past a float's range, read as
+    infinity) an exact division; infinity is a multiple of nothing. Never an internal
+    error for what a record holds."""
+
+    def multiple_of(
+        validator: Validator, divisor: Any, instance: Any, schema: dict[str, Any]
+    ) -> Iterator[jsonschema.ValidationError]:
+        import jsonschema
+
+        try:
+            errors = list(original(validator, divisor, instance, schema))
+        except (ArithmeticError, ValueError):  # OverflowError, decimal.InvalidOperation
+            try:
+                failed = (Fraction(instance) / Fraction(divisor)).denominator != 1
+            except (ArithmeticError, ValueError, TypeError):
+                failed = True
+            shown = str(instance) if isinstance(instance, Decimal) else repr(instance)
+            message = f"{clip(shown)} is not a multiple of {divisor}"
+            errors = [jsonschema.ValidationError(message)] if failed else []
+        yield from errors
+
+    return multiple_of
+
+
 def _valid(errors: Iterator[jsonschema.ValidationError]) -> bool:
     """Whether an iterator of validation errors yields none."""
     return next(errors, None) is None
@@ -458,6 +485,8 @@ def _faithful(cls: type[Validator]) -> type[Validator]:
         "additionalProperties": _additional_properties_keyword,
         "uniqueItems": _unique_items_keyword,
     }
+    if "multipleOf" in cls.VALIDATORS:
+        keywords["multipleOf"] = _multiple_of(cls.VALIDATORS["multipleOf"])
     if "unevaluatedProperties" in cls.VALIDATORS:  # 2019-09 has $recursiveRef, 2020-12 not
         keywords["unevaluatedProperties"] = _unevaluated_properties(
             "$recursiveRef" in cls.VALIDATORS
