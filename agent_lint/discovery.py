@@ -353,6 +353,11 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
         try:
             entries = sorted(fs.scandir(folder), key=_name)
         except OSError as exc:
+            if folder == agent and isinstance(exc, FileNotFoundError):
+                # No agent dir at all: only a gate run gets here (the change moved or
+                # removed it, and the gate says so, AL608): nothing to walk, not a folder
+                # that cannot be read.
+                continue
             yield Entry(
                 folder,
                 inside.rstrip("/"),

@@ -119,6 +119,17 @@ def test_a_second_layout_beside_a_store_is_a_usage_error_with_the_gate(tmp_path,
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_a_moved_agent_dir_is_one_finding(tmp_path, capsys, mode):
+    """With every rule selected, as the Action runs: the gate's AL608, and no walk of a
+    folder that is not there (an AL010 "cannot be read")."""
+    repo = make_repo(tmp_path)
+    git(repo, "mv", ".agent", "state")
+    code, report, _ = lint(repo, capsys, mode)
+    assert code == 1
+    assert [(d["code"], d["path"]) for d in report["diagnostics"]] == [("AL608", ".agent")]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_moving_the_agent_dir_with_its_configuration(tmp_path, capsys, mode):
     repo = make_repo(tmp_path)
     git(repo, "mv", ".agent", "state")
