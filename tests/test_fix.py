@@ -177,6 +177,36 @@ def test_a_record_that_does_not_parse_is_not_fixable(lint_tree, tmp_path, capsys
     assert [(d["code"], d["fixable"]) for d in found if d["code"] == "AL001"] == [("AL001", False)]
 
 
+def test_unsafe_fixes_bring_the_turn_counters_of_meta_json_to_the_latest_turn(
+    lint_tree, tmp_path, capsys
+):
+    """One AL410 for both counters, fixed in place: nothing else of meta.json changes."""
+    files = tree(turns=4)
+    meta = files["conversations/C-1/meta.json"]
+    meta["turn_count"], meta["state"]["latest_turn"] = 3, 5
+    lint_tree(files)
+    repo = tmp_path / "repo"
+    path = repo / ".agent/conversations/C-1/meta.json"
+    before = path.read_text(encoding="utf-8")
+    assert main([str(repo), "--no-cache", "--fix"]) == 1  # a hint, without --unsafe-fixes
+    assert path.read_text(encoding="utf-8") == before
+    out = capsys.readouterr().out
+    assert out.count("AL410") == 1 and "1 more with `agent-lint --fix --unsafe-fixes`" in out
+    assert main([str(repo), "--no-cache", "--fix", "--unsafe-fixes"]) == 0
+    assert "Fixed 1 file: .agent/conversations/C-1/meta.json" in capsys.readouterr().out
+    after = path.read_text(encoding="utf-8")
+    assert json.loads(after) == {
+        **meta,
+        "turn_count": 4,
+        "state": {**meta["state"], "latest_turn": 4},
+    }
+    assert after == before.replace('"turn_count": 3', '"turn_count": 4').replace(
+        '"latest_turn": 5', '"latest_turn": 4'
+    )
+    assert main([str(repo), "--no-cache", "--fix", "--unsafe-fixes"]) == 0
+    assert "Fixed" not in capsys.readouterr().out
+
+
 def test_fix_only_touches_derived_files(lint_tree, tmp_path):
     files = tree()
     files["conversations/C-1/handoffs/state.json"]["latest_turn"] = 1

@@ -2,7 +2,8 @@
 
 ``state.json`` is derived, so ``--fix`` rewrites it; with ``--unsafe-fixes``
 the ``handoffs[]``, ``active_agent`` and ``state.checksum`` fields of
-``meta.json`` are edited in place to mirror the handoffs. Handoff files are
+``meta.json`` are edited in place to mirror the handoffs, and its turn counters
+(``turn_count``, ``state.latest_turn``) to the latest turn file's number. Handoff files are
 never written: they are the agents' records.
 """
 
@@ -24,6 +25,7 @@ from agent_lint.jsonedit import EditError
 from agent_lint.profiles.cortex.agreement import checksum_reported
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff
+from agent_lint.profiles.cortex.ordering import stale_turn_counters
 from agent_lint.validators.identity import renamed_folders
 
 _Plan = Edit | Blocked | None
@@ -64,9 +66,14 @@ def _meta_changes(
     conversation: Conversation, reported: Callable[[Handoff], bool]
 ) -> list[tuple[str, Any]]:
     meta, latest = conversation.meta, conversation.latest()
-    if meta is None or latest is None or conversation.broken:
+    if meta is None or conversation.broken:
         return []
+    turn = conversation.latest_turn()
     changes: list[tuple[str, Any]] = []
+    if turn is not None:
+        changes += [(pointer, turn) for _, pointer, _ in stale_turn_counters(meta, turn)]
+    if latest is None:
+        return changes
     handoffs = conversation.ordered()
     entries = meta.get("handoffs")
     if not isinstance(entries, list) or [

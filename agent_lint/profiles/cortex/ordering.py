@@ -118,9 +118,11 @@ TURN_COUNT = Rule(
     "turn-count-mismatch",
     "meta.json turn_count or state.latest_turn is not the number of turns",
     "Reports a `meta.json` whose `turn_count` or `state.latest_turn` differs from N, the "
-    "number of the latest turn file.",
+    "number of the latest turn file: one finding for both. Fixable with "
+    "`--fix --unsafe-fixes`, which writes N into them.",
     '"turn_count": 6 with turns 0001-0007',
     '"turn_count": 7 with turns 0001-0007',
+    fix=Fix.UNSAFE,
 )
 TURN_TIME_ORDER = Rule(
     "AL411",
@@ -355,21 +357,29 @@ def _meta(
             )
     if turn is None:
         return
-    count = meta.get("turn_count")
-    if isinstance(count, INTEGER) and count != turn:
+    stale = stale_turn_counters(meta, turn)
+    if stale:
+        # One fact, the counters behind (or ahead of) the turns: one finding, at the first.
+        said = " and ".join(f"{name} {value}" for name, _, value in stale)
         yield TURN_COUNT.at(
-            path,
-            f"turn_count {count} but the latest turn file is {turn:04d}",
-            pointer="/turn_count",
+            path, f"{said} but the latest turn file is {turn:04d}", pointer=stale[0][1]
         )
+
+
+def stale_turn_counters(meta: dict[str, Any], turn: int) -> list[tuple[str, str, Any]]:
+    """``meta.json``'s turn counters that are not ``turn``: (name, pointer, value) of
+    ``turn_count`` and ``state.latest_turn``, where they are integers (another type is
+    the schema's finding)."""
     state = meta.get("state")
-    latest_turn = state.get("latest_turn") if isinstance(state, dict) else None
-    if isinstance(latest_turn, INTEGER) and latest_turn != turn:
-        yield TURN_COUNT.at(
-            path,
-            f"state.latest_turn {latest_turn} but the latest turn file is {turn:04d}",
-            pointer="/state/latest_turn",
-        )
+    counters = [
+        ("turn_count", "/turn_count", meta.get("turn_count")),
+        (
+            "state.latest_turn",
+            "/state/latest_turn",
+            state.get("latest_turn") if isinstance(state, dict) else None,
+        ),
+    ]
+    return [c for c in counters if isinstance(c[2], INTEGER) and c[2] != turn]
 
 
 _MIRRORED = ("from_agent", "to_agent", "timestamp", "reason", "checksum")
