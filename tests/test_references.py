@@ -179,6 +179,18 @@ def test_index_entries(lint_tree):
     ]
 
 
+def test_a_value_the_record_gets_wrong_is_the_records_finding_alone(lint_tree):
+    """A status typo in the decision (AL104): the index that has it right is not blamed."""
+    files = {
+        "decisions/D-001.json": decision(status="opne"),
+        "decisions/index.json": {
+            "decisions": [_index_entry("D-001", ".agent/decisions/D-001.json", status="open")]
+        },
+    }
+    found = [(d.code, d.path) for d in lint_tree(files).diagnostics]
+    assert found == [("AL104", ".agent/decisions/D-001.json")]
+
+
 def _waitpoint_listed(written: str, listed: str) -> dict:
     entry = {
         "waitpoint_id": "WP-001",

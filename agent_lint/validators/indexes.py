@@ -220,6 +220,8 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             if name in values and values[name] != value:
                 if typos.in_record(record, name, value):
                     continue  # the record's AL301 is the finding: the index has it right
+                if not record.clean:
+                    continue  # the record's own error (a status "opne") comes first
                 yield INDEX_FIELD_MISMATCH.at(
                     entry.path,
                     f"{name} {_show(value)} disagrees with {target}, which has "
