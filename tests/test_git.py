@@ -98,6 +98,19 @@ def test_backdated_and_misnumbered_handoffs(tmp_path, capsys):
     ]
 
 
+def test_a_gap_the_gate_reports_is_one_finding(tmp_path, capsys):
+    """With every rule selected: the gate's AL605 says the gap, not also AL401."""
+    repo = make_repo(tmp_path)
+    add_conversation_handoff(repo, 5)
+    assert main([str(repo), "--base", "main", "--output-format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    gap = [d["code"] for d in found if d["code"] in ("AL401", "AL605")]
+    assert gap == ["AL605"]
+    assert main([str(repo), "--output-format", "json"]) == 1  # without the gate: AL401
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert [d["code"] for d in found if d["code"] in ("AL401", "AL605")] == ["AL401"]
+
+
 def test_inserted_handoff_sorts_before_base(tmp_path, capsys):
     repo = make_repo(tmp_path)
     project = repo / PROJECT

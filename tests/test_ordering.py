@@ -35,6 +35,18 @@ def test_handoff_gap(lint_tree):
     ]
 
 
+def test_a_handoff_file_misnamed_is_its_own_finding_only(lint_tree):
+    """H-004.json holding H-003 after H-002: a wrong name (AL202), not also a gap at H-003."""
+    files = tree(handoffs=3, turns=6)
+    third = files.pop("conversations/C-1/handoffs/H-003.json")
+    files["conversations/C-1/handoffs/H-004.json"] = third
+    files["conversations/C-1/handoffs/H-004.md"] = files.pop("conversations/C-1/handoffs/H-003.md")
+    result = lint_tree(files)
+    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics if d.code in (
+        "AL202", "AL401"
+    )] == [("AL202", "H-004.json")]  # fmt: skip
+
+
 def test_handoff_duplicate_number(lint_tree):
     files = tree()
     files["conversations/C-1/handoffs/H-0002.json"] = files[H2]

@@ -98,6 +98,8 @@ NUMBERING = Rule(
     "H-005, …).",
     "the merge-base has H-001..H-003; the change adds H-005",
     "the change adds H-004",
+    covers=("AL401",),  # the same gap, said against the merge-base
+    per_file=True,
 )
 WRITE_ONCE_CHANGED = Rule(
     "AL606",

@@ -37,6 +37,7 @@ class Handoff(NamedTuple):
     context_turn: Any
     clean: bool = True
     note_ref: Any = None  # artifacts.markdown_ref: where it says its note is
+    recorded_id: Any = None  # the handoff_id it holds (its id is the file stem)
 
     @property
     def unverified(self) -> bool:
@@ -141,6 +142,26 @@ class Conversation:
             numbered.append((said if said is not None and said in holes else number, path))
         return numbered
 
+    def numbered_handoffs(self) -> list[tuple[int | None, str]]:
+        """Each handoff file's number and path, as :meth:`numbered_turns` numbers turns:
+        a misnamed file whose ``handoff_id`` is a number the files leave out of 1 to N is
+        that number (``H-005.json`` holding ``H-004`` after H-003 is its AL202, not also a
+        gap at H-004)."""
+        holes = set(range(1, len(self.handoff_files) + 1))
+        holes.difference_update(number for number, _ in self.handoff_files)
+        if not holes:
+            return self.handoff_files
+        recorded = {
+            h.path: handoff_number(h.recorded_id)
+            for h in self.handoffs
+            if isinstance(h.recorded_id, str)
+        }
+        numbered = []
+        for number, path in self.handoff_files:
+            said = recorded.get(path)
+            numbered.append((said if said is not None and said in holes else number, path))
+        return numbered
+
     def latest_turn(self) -> int | None:
         """N: the highest turn number (:meth:`numbered_turns`), or None without turn files."""
         return max((number for number, _ in self.numbered_turns()), default=None)
@@ -223,6 +244,7 @@ def handoff_from(path: str, stem: str, data: dict[str, Any], clean: bool) -> Han
         context_turn=_dict(data.get("context_pointer")).get("latest_turn"),
         clean=clean,
         note_ref=note_ref(data),
+        recorded_id=data.get("handoff_id"),
     )
 
 

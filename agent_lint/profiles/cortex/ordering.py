@@ -474,7 +474,9 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         if index.partly_unknown(conversation.folder):
             continue  # files that could not be listed: nothing is known about the order
         turn = conversation.latest_turn()
-        yield from _sequence(HANDOFF_SEQUENCE, conversation.handoff_files, lambda n: f"H-{n:03d}")
+        yield from _sequence(
+            HANDOFF_SEQUENCE, conversation.numbered_handoffs(), lambda n: f"H-{n:03d}"
+        )
         yield from _sequence(
             TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
         )
