@@ -131,10 +131,28 @@ def test_unknown_base_without_a_remote(tmp_path, capsys):
 def test_unknown_base_with_a_remote_says_how_to_fetch_it(tmp_path, capsys):
     _, clone = _clone(tmp_path)
     assert main([str(clone), "--base", "origin/release"]) == 2
-    assert "Fetch it first: `git fetch origin release`." in capsys.readouterr().err
+    hint = "Fetch it first: `git fetch origin release:refs/remotes/origin/release`."
+    assert hint in capsys.readouterr().err
     sha = "0123456789abcdef0123456789abcdef01234567"
     assert main([str(clone), "--base", sha]) == 2
     assert f"`git fetch origin {sha}`" in capsys.readouterr().err
+
+
+def test_the_hint_for_a_single_branch_shallow_clone_works_as_given(tmp_path, capsys):
+    """``git clone --depth 1 -b feature`` has no origin/main; the command the hint gives
+    makes it, and the gate then runs."""
+    origin = make_repo(tmp_path, name="origin")
+    git(origin, "checkout", "-q", "-b", "feature")
+    add_conversation_handoff(origin, 4)
+    commit_all(origin, "H-004")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "-b", "feature", f"file://{origin}", str(clone))
+    assert main([str(clone), "--base", "origin/main"]) == 2
+    err = capsys.readouterr().err
+    fetch = "git fetch --unshallow origin main:refs/remotes/origin/main"
+    assert f"(`{fetch}`)" in err
+    git(clone, *fetch.split()[1:])
+    assert main([str(clone), "--base", "origin/main", "--select", "AL6"]) == 0
 
 
 def test_a_base_that_looks_like_an_option_is_not_one(tmp_path, capsys):

@@ -374,19 +374,30 @@ def _hint(repo: Repository, spec: str) -> str:
     if repo.commit("HEAD") is None:
         return ("There is no commit yet; with `--base auto` the gate passes until a base "
                 "branch exists.")  # fmt: skip
+    what = _fetched(spec, remotes)
     if repo.shallow_commits():
-        return ("The clone is shallow and may lack it: fetch it (`git fetch --unshallow`), or "
-                "check out with `fetch-depth: 0` (actions/checkout).")  # fmt: skip
+        fetch = f"git fetch --unshallow {what}" if what else "git fetch --unshallow"
+        return (f"The clone is shallow and may lack it: fetch it with its history (`{fetch}`), "
+                "or check out with `fetch-depth: 0` (actions/checkout).")  # fmt: skip
     if not remotes:
         return ("This repository has no remote to fetch it from: name a local branch, tag or "
                 "commit, or use `--base auto`.")  # fmt: skip
-    remote, _, branch = spec.partition("/")
-    if branch and remote in remotes:
-        return f"Fetch it first: `git fetch {remote} {branch}`."
-    if _SHA.match(spec):
-        return f"Fetch it first: `git fetch {remotes[0]} {spec}`."
+    if what:
+        return f"Fetch it first: `git fetch {what}`."
     return ("Name a branch, tag or commit of this repository (such as origin/main), or use "
             "`--base auto`.")  # fmt: skip
+
+
+def _fetched(spec: str, remotes: list[str]) -> str | None:
+    """What to fetch for a base that is not here: a remote's branch into its remote-tracking
+    ref (in a single-branch clone, as ``--depth 1`` makes, ``git fetch origin main`` fills
+    FETCH_HEAD alone), or a commit id from the first remote."""
+    remote, _, branch = spec.partition("/")
+    if branch and remote in remotes:
+        return f"{remote} {branch}:refs/remotes/{remote}/{branch}"
+    if _SHA.match(spec) and remotes:
+        return f"{remotes[0]} {spec}"
+    return None
 
 
 def fork_point(head: str, graph: dict[str, list[str]]) -> str | None:
