@@ -496,6 +496,9 @@ class RepoIndex:
     names: set[tuple[str, str, str]] = field(default_factory=set)
     unparsed_paths: set[str] = field(default_factory=set)
     unclassified_paths: set[str] = field(default_factory=set)
+    #: Records kept under a name no kind matches, by the name their AL205 gives them: each
+    #: stands for that record (see :func:`agent_lint.linter._stand_ins`).
+    stand_ins: dict[str, str] = field(default_factory=dict)
     file_names: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     walked: set[str] = field(default_factory=set)  # files the walk found safe to read
     notes_by_folder: set[str] = field(default_factory=set)

@@ -49,7 +49,11 @@ from agent_lint.validators import FileCheck
 from agent_lint.validators.files import UNPARSED, diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
 from agent_lint.validators.history import diagnose as diagnose_gate
-from agent_lint.validators.identity import mirrored_ids_once, rename_targets_taken
+from agent_lint.validators.identity import (
+    UNCLASSIFIED_FILE,
+    mirrored_ids_once,
+    rename_targets_taken,
+)
 from agent_lint.validators.storage import LINKED_FOLDER, NAME_COLLISION, SYMLINK_INSIDE
 
 if TYPE_CHECKING:
@@ -589,6 +593,7 @@ def _pass_over_files(
     formats = result.formats  # full path "": the root's + the path
     root_prefix = str(target.root).rstrip(os.sep) + os.sep
     holds_state = False
+    unclassified: list[tuple[str, Diagnostic]] = []  # their findings that name a record
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
     steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
@@ -707,13 +712,37 @@ def _pass_over_files(
         result.files.append((path, checked.title))
         if match is None:
             index.unclassified_paths.add(path)
+            unclassified.extend((path, d) for d in checked.diagnostics if d.key)
             continue
         holds_state = holds_state or checked.shows_state
         for facts in checked.facts:
             index.add(facts)
     ahead.close()
+    _stand_ins(index, profile, unclassified)
     result.holds_state = holds_state
     return result
+
+
+def _stand_ins(
+    index: RepoIndex, profile: Profile, unclassified: list[tuple[str, Diagnostic]]
+) -> None:
+    """A file that holds a record under a name no kind matches (``decisions/export.json``
+    holding ``D-003``) stands for the record its AL205 names (``decisions/D-003.json``):
+    references to its id, the index entry and the links that name that file are judged by
+    its AL205 (one fact, one finding), while AL205 is reported on it and that file does
+    not exist."""
+    prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    for path, finding in unclassified:
+        if finding.code != UNCLASSIFIED_FILE.code or not finding.key:
+            continue
+        named = prefix + finding.key
+        match = profile.classify(finding.key)
+        if match is None or named in index.walked or named in index.stand_ins:
+            continue
+        if not is_selected(UNCLASSIFIED_FILE.code, index.config, path):
+            continue
+        index.stand_ins[named] = path
+        index.add(present_facts(profile, named, finding.key, match, False))
 
 
 def _gate(target: Target, request: gitgate.Request) -> gitgate.Outcome | ConfigError:

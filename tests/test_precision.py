@@ -347,3 +347,35 @@ def test_a_mistyped_folder_record_id_is_its_finding_alone_and_fix_keeps_the_fold
     before = state.read_bytes()
     main([str(repo), "--fix", "--quiet", "--no-cache"])
     assert state.read_bytes() == before
+
+
+def _decision_kept_as(tmp_path: Path, name: str, config: str = "") -> list[tuple[str, str]]:
+    """The valid fixture with its decision D-003 kept under ``name``: the findings."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "valid", repo)
+    decisions = repo / ".agent" / "decisions"
+    (decisions / "D-003.json").rename(decisions / name)
+    if config:
+        (repo / ".agent-lint.toml").write_text(config, encoding="utf-8")
+    return [(d.code, d.path.rsplit("/", 1)[-1]) for d in lint_paths([repo]).diagnostics]
+
+
+def test_a_record_file_renamed_away_from_its_id_is_one_finding(tmp_path):
+    """The index entry, the note's link and the references that name D-003.json or D-003
+    are judged by the record's AL202, which says to rename it back or change the id."""
+    assert _decision_kept_as(tmp_path, "D-009.json") == [("AL202", "D-009.json")]
+
+
+def test_a_record_under_a_name_no_kind_matches_is_one_finding(tmp_path):
+    """``export.json`` holding D-003: its AL205 (rename it to D-003.json) is the finding;
+    the ids and links that name the decision it holds are not each one more."""
+    assert _decision_kept_as(tmp_path, "export.json") == [("AL205", "export.json")]
+
+
+def test_a_rename_whose_finding_is_turned_off_leaves_the_references_to_judge(tmp_path):
+    """A covering finding turned off covers nothing: the index entry and the link are
+    reported again, as they would be for a record that is gone."""
+    found = _decision_kept_as(tmp_path, "D-009.json", 'ignore = ["AL202"]\n')
+    assert ("AL304", "index.json") in found and ("AL314", "decisions.md") in found
+    found = _decision_kept_as(tmp_path / "b", "export.json", 'ignore = ["AL205"]\n')
+    assert ("AL304", "index.json") in found and ("AL301", "D-002.json") in found

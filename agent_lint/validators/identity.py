@@ -223,9 +223,52 @@ def check_identity(ctx: FileContext) -> Iterator[Diagnostic]:
 
 @record
 class _Renamed:
-    """The run's renamed record folders, found once (:func:`renamed_folders`)."""
+    """The run's renamed record folders and files, found once (:func:`renamed_folders`,
+    :func:`renamed_files`)."""
 
     folders: dict[str, str] | None = None
+    files: dict[str, str] | None = None
+
+
+def renamed_files(index: RepoIndex) -> dict[str, str]:
+    """Record files named away from their id, by the path their id names (none exists):
+    ``decisions/D-009.json`` holding ``D-003`` gives ``decisions/D-003.json`` ->
+    ``decisions/D-009.json``.
+
+    A renamed file (or a mistyped id) is one fact, its AL202 ("or rename the file to
+    D-003.json"): the index entry and the links that name ``D-003.json`` are judged by it,
+    not each on its own. Only a record whose id is well formed counts, and only while
+    AL202 is reported on it.
+    """
+    found = index.store(_Renamed)
+    if found.files is not None:
+        return found.files
+    found.files = {}
+    profile = index.profile
+    if profile is None:
+        return found.files
+    prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    for identity in index.identities:
+        match = profile.classify(identity.path.removeprefix(prefix))
+        kind = match.kind if match is not None else None
+        if kind is None or kind.name_rule not in (NameRule.STEM, NameRule.SLUG):
+            continue
+        assert match is not None
+        if identity.pointer != f"/{kind.id_field}" or not _one_name(identity.id):
+            continue
+        folder, name = posixpath.split(identity.path)
+        stem = match.groups.get("stem")
+        if stem is None or identity.id == stem or stem.startswith(f"{identity.id}-"):
+            continue
+        if kind.id_pattern is not None and not kind.id_pattern.match(identity.id):
+            continue
+        named = posixpath.join(folder, identity.id + name[len(stem) :])
+        if named in index.walked or not is_selected(
+            ID_NAME_MISMATCH.code, index.config, identity.path
+        ):
+            continue
+        found.files[named] = identity.path
+    return found.files
 
 
 def renamed_folders(index: RepoIndex) -> dict[str, str]:

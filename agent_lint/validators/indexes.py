@@ -13,7 +13,7 @@ from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.kinds import NameRule
 from agent_lint.profile import Profile
 from agent_lint.selection import is_selected
-from agent_lint.validators.identity import renamed_folders
+from agent_lint.validators.identity import renamed_files, renamed_folders
 from agent_lint.validators.references import DANGLING_REFERENCE, Absent, resolver_of
 from agent_lint.validators.schema import MISSING_FIELD
 
@@ -158,9 +158,10 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     # An index keyed by id names its records by their file or folder name.
     by_name = {(record.kind, record.stem): record.path for record in index.listed}
     # A folder renamed away from its record's id is still listed by that id (its AL202).
-    renamed = renamed_folders(index)
+    renamed_folder = renamed_folders(index)
+    renamed = renamed_files(index)
     for listed_record in index.listed:
-        named = renamed.get(posixpath.dirname(listed_record.path))
+        named = renamed_folder.get(posixpath.dirname(listed_record.path))
         if named is not None:
             by_name.setdefault((listed_record.kind, posixpath.basename(named)), listed_record.path)
     listed: dict[str, set[str]] = defaultdict(set)
@@ -194,6 +195,8 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         listed[entry.path].add(target)
         if target in index.unparsed_paths or target in index.unclassified_paths:
             continue  # the record file's own finding (AL001, AL205) says what is wrong
+        if target in renamed:
+            continue  # the record holds its id under another name: its AL202
         record = records.get(target)
         if record is None or record.kind != entry.record_kind:
             finding = UNRESOLVED_ENTRY.at(

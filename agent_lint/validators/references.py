@@ -594,10 +594,14 @@ def _candidates(
 
 
 def in_renamed_folder(checker: PathChecker, path: str) -> bool:
-    """Whether ``path`` names a file in the folder its record's id names, which the folder
-    holds under its new name (:func:`~agent_lint.validators.identity.renamed_folders`)."""
-    from agent_lint.validators.identity import renamed_folders
+    """Whether ``path`` names a record file by its id, which the record holds under a new
+    name (:func:`~agent_lint.validators.identity.renamed_files`), or a file in the folder
+    its record's id names, which the folder holds under its new name
+    (:func:`~agent_lint.validators.identity.renamed_folders`)."""
+    from agent_lint.validators.identity import renamed_files, renamed_folders
 
+    if path in renamed_files(checker.index) or path in checker.index.stand_ins:
+        return True
     for folder, named in renamed_folders(checker.index).items():
         if path.startswith(f"{named}/") and checker.problem(folder + path[len(named) :]) is None:
             return True
