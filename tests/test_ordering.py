@@ -268,3 +268,17 @@ def test_handoff_with_own_findings_is_not_used_to_judge_others(lint_tree):
     files[H2] = {**files[H2], "reason": "AGENT"}  # schema error in the latest handoff
     result = lint_tree(files)
     assert [d.code for d in result.diagnostics] == ["AL104"]
+
+
+def test_a_handoff_note_without_its_handoff_is_one_warning(lint_tree):
+    """The note names its own handoff: that mention is not an AL315 again."""
+    files = tree(handoffs=2, turns=4)
+    files["conversations/C-1/handoffs/H-009.md"] = "# H-009\n\nHanded to codex, see H-001.\n"
+    result = lint_tree(files)
+    assert [(d.code, d.path.rsplit("/", 1)[-1], d.severity.value) for d in result.diagnostics] == [
+        ("AL417", "H-009.md", "warning")
+    ]
+    assert result.diagnostics[0].message == "H-009.md has no handoff H-009.json beside it"
+    files["conversations/C-1/handoffs/H-009.md"] = "# notes\n"  # not named as a note: no finding
+    files["conversations/C-1/handoffs/notes.md"] = files.pop("conversations/C-1/handoffs/H-009.md")
+    assert lint_tree(files).diagnostics == []

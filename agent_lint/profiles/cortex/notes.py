@@ -328,7 +328,12 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
         yield from _links(index, facts, checker, anchors, broken)
         found: list[Diagnostic] = []
         keys: list[str] = []
+        # A handoff's note names its own handoff: when that is missing, the note's AL417
+        # says so once, not again at each mention.
+        own = posixpath.basename(facts.path).removesuffix(".md") if facts.conversation else None
         for mention in facts.note.ids:
+            if mention.text == own:
+                continue
             # The id that ends a link's text, ``[D-003](../decisions/D-003.json)``, when that
             # link is reported and leads to a file of that name: one link, one finding.
             linked = broken.get((mention.line, mention.end_column + 2))

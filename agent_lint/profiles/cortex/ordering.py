@@ -13,7 +13,13 @@ from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
 from agent_lint.profiles.cortex.agreement import checksum_reported, has_checksum
 from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, embedded_time, file_name
+from agent_lint.profiles.cortex.handoffs import (
+    Conversation,
+    Handoff,
+    embedded_time,
+    file_name,
+    handoff_number,
+)
 from agent_lint.schemas import parse_timestamp
 from agent_lint.validators.identity import renamed_folders
 
@@ -155,6 +161,18 @@ UNKNOWN_RESUME = Rule(
     "turn_resumed.yaml handoff_id: H-003",
     covers=("AL105",),  # a malformed handoff_id names no handoff: one fact
 )
+ORPHAN_NOTE = Rule(
+    "AL417",
+    "orphan-handoff-note",
+    "A conversation handoff note has no handoff beside it",
+    "Reports a note `H-NNN.md` in a conversation's `handoffs/` with no `H-NNN.json` beside "
+    "it: the handoff it describes was deleted or renamed, or is not written yet, and the "
+    "next agent reads a handoff nobody can resume from. A warning: the note may be written "
+    "first.",
+    "handoffs/H-009.md, no handoffs/H-009.json",
+    "handoffs/H-009.md beside handoffs/H-009.json",
+    severity=Severity.WARNING,
+)
 HANDOFF_TIME_MISMATCH = Rule(
     "AL413",
     "handoff-time-mismatch",
@@ -205,6 +223,7 @@ RULES = (
     DUPLICATE_HANDOFF_TIME,
     MISSION_MISMATCH,
     UNKNOWN_RESUME,
+    ORPHAN_NOTE,
 )
 
 
@@ -484,6 +503,21 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         yield from _meta(conversation, turn, reported)
         yield from _turns(conversation)
         yield from _resume(conversation)
+        yield from _orphan_notes(conversation)
+
+
+def _orphan_notes(conversation: Conversation) -> Iterator[Diagnostic]:
+    """AL417 for each handoff note ``H-NNN.md`` with no ``H-NNN.json`` beside it."""
+    handoffs = {file_name(p).removesuffix(".json") for _, p in conversation.handoff_files}
+    for stem in sorted(conversation.notes - handoffs):
+        if handoff_number(stem) is None:
+            continue  # not named as a handoff's note
+        yield ORPHAN_NOTE.at(
+            f"{conversation.folder}/handoffs/{stem}.md",
+            f"{stem}.md has no handoff {stem}.json beside it",
+            line=1,
+            column=1,
+        )
 
 
 def _utc(stamp: datetime) -> str:
