@@ -730,9 +730,13 @@ def _parse_toml(data: bytes, source: Path) -> dict[str, Any]:
         )
     tomllib = _toml()
     try:
-        table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
-    except ValueError as exc:  # not UTF-8, not TOML, or an integer too long to convert
-        raise ConfigError(f"{source}: cannot read configuration: {exc}") from exc
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: cannot read configuration: not UTF-8 ({exc})") from exc
+    try:
+        table: dict[str, Any] = tomllib.loads(text)
+    except ValueError as exc:  # not TOML, or an integer too long to convert
+        raise ConfigError(f"{source}: cannot read configuration: not valid TOML: {exc}") from exc
     except RecursionError:
         raise ConfigError(
             f"{source}: cannot read configuration: arrays or tables are nested too deeply"
