@@ -238,6 +238,11 @@ def test_crlf_written_where_git_converts_nothing_is_a_modification(tmp_path, cap
     handoff.write_bytes(handoff.read_bytes().replace(b"\n", b"\r\n"))
     _, found = run(repo, capsys, "--base", "main")
     assert [d["code"] for d in found] == ["AL601"]
+    # Nothing else changed: the finding says so (a Windows editor shows no edit).
+    assert "it was modified in its line endings only" in found[0]["message"]
+    handoff.write_bytes(handoff.read_bytes().replace(b'"task_complete"', b'"timeout"'))
+    _, found = run(repo, capsys, "--base", "main")
+    assert "it was modified (write a new" in found[0]["message"]
 
 
 # --- Every index format and file name ----------------------------------------------

@@ -407,14 +407,26 @@ def _protected(
             line=1,
             column=1,
         )
+    merged, changed = c.base.content(path), c.change.content(path)
+    how = f"modified (write a new {kind.title} instead)"
+    if merged is not None and changed is not None and _same_but_line_ends(merged, changed):
+        how = (
+            "modified in its line endings only (CRLF where the merged file has LF, or the "
+            "reverse, and git converts nothing): restore it, or set `* text=auto` in "
+            ".gitattributes in a change of its own"
+        )
     return GateProblem(
         GateIssue.MODIFIED,
         shown,
-        f"{name} was merged in {c.merged_in(path)} and is append-only; it was modified "
-        f"(write a new {kind.title} instead)",
-        line=_first_difference(c.base.content(path), c.change.content(path)),
+        f"{name} was merged in {c.merged_in(path)} and is append-only; it was {how}",
+        line=_first_difference(merged, changed),
         column=1,
     )
+
+
+def _same_but_line_ends(merged: bytes, changed: bytes) -> bool:
+    """Whether two contents differ only in CRLF against LF line endings."""
+    return merged.replace(b"\r\n", b"\n") == changed.replace(b"\r\n", b"\n")
 
 
 def _not_compared(
