@@ -170,3 +170,19 @@ def test_summary_escapes_repository_text():
     # Repository text is a code span: GitHub shows it literally, never as HTML or a link.
     assert "| `a \\| b <script>` |" in text
     assert "`x\\|y.json`" in text
+
+
+def test_summary_table_puts_errors_first_and_marks_the_rest():
+    from agent_lint.reporters import summary
+
+    text = summary.render(
+        _result(
+            _diag(code="AL412", name="stale-resume-marker", severity=Severity.WARNING),
+            _diag(code="AL601", name="handoff-modified"),
+        )
+    )
+    rows = [line for line in text.splitlines() if line.startswith("| AL")]
+    assert rows[:2] == [
+        "| AL601 | handoff-modified | `a.json` | 1 |",
+        "| AL412 | stale-resume-marker (warning) | `a.json` | 1 |",
+    ]

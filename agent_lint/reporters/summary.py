@@ -17,6 +17,7 @@ from agent_lint.diagnostics import Diagnostic
 from agent_lint.escaping.markdown import code
 from agent_lint.reporters.paths import workspace_path
 from agent_lint.result import LintResult
+from agent_lint.selection import RANK
 
 LIMIT_BYTES = 1024 * 1024 - 16 * 1024  # GitHub's limit, less room for other steps
 
@@ -60,9 +61,16 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
     if result.fixed:
         out += ["", "Fixed: " + ", ".join(code(located(p)) for p in result.fixed)]
     if result.diagnostics:
-        counts = Counter((d.code, d.name, located(d.path)) for d in result.diagnostics)
+        # Errors first, then warnings and info: what fails the run leads the table.
+        counts = Counter(
+            (-RANK[d.severity], d.code, d.name, d.severity.value, located(d.path))
+            for d in result.diagnostics
+        )
         out += ["", "| code | rule | file | findings |", "|---|---|---|---|"]
-        out += [f"| {c} | {n} | {code(p)} | {k} |" for (c, n, p), k in sorted(counts.items())]
+        out += [
+            f"| {c} | {n}{'' if s == 'error' else f' ({s})'} | {code(p)} | {k} |"
+            for (_, c, n, s, p), k in sorted(counts.items())
+        ]
     sections = [
         block
         for index in result.indexes
