@@ -292,11 +292,13 @@ def validate_code(code: str, where: str) -> str:
         return upper
     import difflib  # loaded for a suggestion only
 
+    # A code differs from its typo in one character (AL4l0 for AL410); two apart (AL999
+    # and AL902) is another code, not a suggestion.
     close = difflib.get_close_matches(
         upper if upper.startswith("AL") else text.lower(),
         codes if upper.startswith("AL") else list(names),
         n=1,
-        cutoff=0.6,
+        cutoff=0.75 if upper.startswith("AL") else 0.6,
     )
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise ConfigError(

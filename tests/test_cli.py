@@ -233,7 +233,8 @@ def test_explain_says_how_a_rule_is_fixed(capsys, code, fix):
 @pytest.mark.parametrize(
     ("args", "config", "hint"),
     [
-        (["--select", "AL999"], None, "did you mean"),
+        (["--select", "AL4l0"], None, "did you mean 'AL410'?"),
+        (["--select", "AL999"], None, "`agent-lint --list-rules`)\n"),  # no code one typo away
         (["--ignore", "unknwon-field"], None, "did you mean 'unknown-field'?"),
         ([], '[per-file-ignores]\n"x/*" = ["AL99"]\n', "'AL99' is not a rule code"),
         ([], '[severity]\nAL777 = "warning"\n', "'AL777' is not a rule code"),
