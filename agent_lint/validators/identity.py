@@ -248,7 +248,15 @@ def renamed_files(index: RepoIndex) -> dict[str, str]:
     if profile is None:
         return found.files
     prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
+    by_file = {k.namespace for k in profile.kinds if k.name_rule in (NameRule.STEM, NameRule.SLUG)}
     for identity in index.identities:
+        if identity.namespace not in by_file:
+            continue  # a record named by its folder (a mission's mission.json)
+        value, name = identity.id, posixpath.basename(identity.path)
+        if name.startswith(value) and name[len(value) : len(value) + 1] in (".", "-"):
+            continue  # named by its id (nearly every record): nothing renamed
+        if identity.pointer.count("/") != 1:
+            continue  # an id inside the record (a milestone's): no file is named by it
         match = profile.classify(identity.path.removeprefix(prefix))
         kind = match.kind if match is not None else None
         if kind is None or kind.name_rule not in (NameRule.STEM, NameRule.SLUG):
