@@ -607,17 +607,28 @@ def _index(table: Any, where: str, id_field: str | None) -> UserIndex:
     return UserIndex(path, entries, entry_id or "", tuple(fields.items()))
 
 
+#: The most ``[[kinds]]`` a configuration declares (a profile has about twenty of its own).
+MAX_KINDS = 100
+
+
 def _kinds(value: Any, source: Path, files: bool = True) -> tuple[UserKind, ...]:
     """The ``[[kinds]]`` tables; without ``files`` (the gate's view) schema files are not read."""
     if not isinstance(value, list):
         raise ConfigError(f"{source}: `kinds` must be an array of tables ([[kinds]])")
+    if len(value) > MAX_KINDS:
+        # Every file is tried against the kinds in turn: a bound on them is a bound on the
+        # run (the change under review may write this file).
+        raise ConfigError(
+            f"{source}: `kinds` declares {len(value)} kinds; at most {MAX_KINDS} are allowed"
+        )
     kinds = tuple(
         _kind(table, f"{source}: `kinds[{n}]", source, files) for n, table in enumerate(value)
     )
-    names = [kind.name for kind in kinds]
+    seen: set[str] = set()
     for kind in kinds:
-        if names.count(kind.name) > 1:
+        if kind.name in seen:
             raise ConfigError(f"{kind.where}.name` {kind.name!r} is declared twice")
+        seen.add(kind.name)
     return kinds
 
 

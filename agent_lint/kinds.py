@@ -41,6 +41,22 @@ class IdPattern(Protocol):
         """Truthy when ``text`` matches."""
 
 
+class PathPattern(Protocol):
+    """What classification asks of a kind's path pattern: a compiled pattern of
+    :func:`whole`, or :class:`agent_lint.profile.GuardedPath` for a user kind's."""
+
+    @property
+    def pattern(self) -> str:
+        """The pattern as :func:`whole` writes it."""
+
+    @property
+    def flags(self) -> int:
+        """Its ``re`` flags."""
+
+    def match(self, path: str, /) -> re.Match[str] | None:
+        """The match of the whole ``path``, with its groups, or None."""
+
+
 def shown(pattern: IdPattern) -> str:
     """A pattern of :func:`whole` as users write it: ``^D-[A-Za-z0-9][A-Za-z0-9._-]*$``."""
     text = pattern.pattern
@@ -236,7 +252,7 @@ class Kind:
 
     name: str
     title: str
-    path: re.Pattern[str]
+    path: PathPattern
     format: Format
     schema: str | None = None
     id_field: str | None = None

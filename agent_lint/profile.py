@@ -27,11 +27,12 @@ from agent_lint.kinds import (
     Match,
     NameRule,
     Namespace,
+    PathPattern,
     Ref,
     spec,
     whole,
 )
-from agent_lint.schemas import LinearPattern
+from agent_lint.schemas import LinearPattern, check_pattern, pattern_search
 
 if TYPE_CHECKING:
     from agent_lint.fixer import Blocked, Edit
@@ -286,7 +287,7 @@ class Profile:
 _LITERAL_TOP = re.compile(r"\^\(\?:([A-Za-z0-9_-]+)/")
 
 
-def _literal_top(path: re.Pattern[str]) -> str | None:
+def _literal_top(path: PathPattern) -> str | None:
     """The folder every path ``path`` matches starts in, when its pattern says so plainly."""
     if "|" in path.pattern or path.flags & re.IGNORECASE:
         return None
@@ -294,32 +295,66 @@ def _literal_top(path: re.Pattern[str]) -> str | None:
     return None if literal is None else literal.group(1)
 
 
-def compile_path(pattern: str) -> re.Pattern[str]:
+def compile_path(pattern: str) -> re.Pattern[str] | GuardedPath:
     """A kind's path pattern as a regular expression.
 
     ``{name}`` captures one path segment as the group ``name``; ``*`` matches
     within a segment, ``?`` one character, ``**`` any number of folders;
-    anything else is literal.
+    anything else is literal. A pattern with two wildcards in one name is a
+    :class:`GuardedPath`.
     """
-    out = []
+    out, linear = [], []
+    guarded = False
     parts = pattern.split("/")
     for position, part in enumerate(parts):
         last = position == len(parts) - 1
         if part == "**":
             out.append("(?:[^/]+/)*" if not last else ".*")
+            linear.append(out[-1])
             continue
-        text = ""
-        for token in re.split(r"(\{[^{}]*\}|\*|\?)", part):
+        text = plain = ""
+        tokens = re.split(r"(\{[^{}]*\}|\*|\?)", part)
+        guarded = guarded or sum(t == "*" or t.startswith("{") for t in tokens if t) > 1
+        for token in tokens:
             if token == "*":
-                text += "[^/]*"
+                text, plain = text + "[^/]*", plain + "[^/]*"
             elif token == "?":
-                text += "[^/]"
+                text, plain = text + "[^/]", plain + "[^/]"
             elif token.startswith("{") and token.endswith("}"):
                 text += f"(?P<{token[1:-1]}>[^/]+)"
+                plain += "[^/]+"
             else:
                 text += re.escape(token)
+                plain += _LINEAR_SPECIAL.sub(r"\\\g<0>", token)
         out.append(text if last else text + "/")
-    return whole("".join(out))
+        linear.append(plain if last else plain + "/")
+    compiled = whole("".join(out))
+    return GuardedPath(compiled, f"^(?:{''.join(linear)})$") if guarded else compiled
+
+
+#: The characters a literal must escape in a pattern of the linear-time engine.
+_LINEAR_SPECIAL = re.compile(r"[\\^$.|?*+()\[\]{}]")
+
+
+class GuardedPath:
+    """A kind's path pattern with two wildcards in one name (``{date}-{slug}.md``), which
+    Python's backtracking engine may take quadratic time to reject a long name with: a path
+    reaches it only once the linear-time engine of schema patterns says it matches (the
+    change under review may write both the pattern and its files' names). Offers what
+    classification asks of a compiled pattern: ``match``, ``pattern`` and ``flags``."""
+
+    __slots__ = ("_compiled", "_linear", "flags", "pattern")
+
+    def __init__(self, compiled: re.Pattern[str], linear: str) -> None:
+        self._compiled, self._linear = compiled, linear
+        self.pattern, self.flags = compiled.pattern, compiled.flags
+        check_pattern(linear)
+
+    def match(self, path: str) -> re.Match[str] | None:
+        """The match of the whole ``path``, with its groups, or None."""
+        if not pattern_search(self._linear, path):
+            return None
+        return self._compiled.match(path)
 
 
 _HISTORY = {

@@ -152,6 +152,10 @@ def test_a_change_cannot_lift_the_history_its_base_declares(tmp_path, capsys):
         ('name = "r"\npath = "r/{a}-{b}-{c}.json"', "may hold at most two of `*` and `{name}`"),
         ('name = "r"\npath = "**/r/**/{stem}.json"', "may hold `**` once"),
         (
+            'name = "r"\npath = "r/{stem}.json"\n\n[[kinds]]\nname = "r"\npath = "s/{stem}.json"',
+            "`kinds[1].name` 'r' is declared twice",
+        ),
+        (
             'name = "r"\npath = "r/x.json"\nid-field = "id"\nname-rule = "stem"',
             "which `path` does not have",
         ),
@@ -194,6 +198,33 @@ def test_an_id_pattern_is_matched_whole_in_linear_time(tmp_path, capsys, pattern
     (reviews / "two.json").write_text(_review(invalid))
     code, found = _lint(capsys, str(repo))
     assert (code, [(c, f) for c, f, _ in found]) == (1, [("AL201", "two.json")])
+
+
+def test_a_path_with_two_wildcards_in_a_name_keeps_its_groups_and_stays_linear(tmp_path):
+    """``{date}-{slug}.json``: the groups are Python's, and a long name that matches no
+    kind is turned away by the linear-time engine first (a backtracking engine takes
+    quadratic time per kind on it)."""
+    from agent_lint.config import UserKind
+    from agent_lint.profile import GuardedPath, compile_path
+
+    path = compile_path("reviews/{date}-{slug}.json")
+    assert isinstance(path, GuardedPath)
+    match = path.match("reviews/2026-12-01-rollout-plan.json")
+    # The groups as Python's engine takes them, each as long as the rest allows.
+    assert match is not None
+    assert match.groupdict() == {"date": "2026-12-01-rollout", "slug": "plan"}
+    assert path.match("reviews/" + "-" * 250 + ".yaml") is None
+    assert path.match("reviews/a-b.json\n") is None  # the whole path, no final newline
+    assert not isinstance(compile_path("reviews/{stem}.json"), GuardedPath)  # linear already
+    assert UserKind  # the config type the path comes from
+
+
+def test_a_configuration_declares_a_bounded_number_of_kinds(tmp_path, capsys):
+    shutil.copytree(FIXTURES / "valid", tmp_path / "repo")
+    tables = "".join(f'[[kinds]]\nname = "k{n}"\npath = "k{n}/{{stem}}.json"\n' for n in range(101))
+    (tmp_path / "repo" / ".agent-lint.toml").write_text(tables)
+    assert main([str(tmp_path / "repo")]) == 2
+    assert "`kinds` declares 101 kinds; at most 100 are allowed" in capsys.readouterr().err
 
 
 def test_profile_table_extends_a_built_in_profile(tmp_path, capsys):

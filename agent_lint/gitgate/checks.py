@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
-import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +26,7 @@ from agent_lint.gitgate.snapshots import (
 )
 from agent_lint.gitplumbing import MODE_GITLINK, MODE_SYMLINK, REGULAR_MODES
 from agent_lint.jsontext import quote
-from agent_lint.kinds import Format, History, Kind, Match
+from agent_lint.kinds import Format, History, Kind, Match, PathPattern
 from agent_lint.positions import Span, locate_json_pointers
 from agent_lint.problems import GateIssue, GateProblem
 from agent_lint.profile import Profile
@@ -107,7 +106,7 @@ class Comparison:
         return match
 
     @functools.cached_property
-    def _protected_patterns(self) -> tuple[re.Pattern[str], ...]:
+    def _protected_patterns(self) -> tuple[PathPattern, ...]:
         return tuple(k.path for k in self.profile.kinds if k.history is not History.FREE)
 
 
