@@ -266,7 +266,9 @@ def renamed_files(index: RepoIndex) -> dict[str, str]:
             continue
         folder, name = posixpath.split(identity.path)
         stem = match.groups.get("stem")
-        if stem is None or identity.id == stem or stem.startswith(f"{identity.id}-"):
+        if stem is None or not name.startswith(stem) or identity.id == stem:
+            continue
+        if stem.startswith(f"{identity.id}-"):
             continue
         if kind.id_pattern is not None and not kind.id_pattern.match(identity.id):
             continue
