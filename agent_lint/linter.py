@@ -44,7 +44,14 @@ from agent_lint.profile import AsMerged, Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.rules import rule_for
 from agent_lint.schemas import SchemaStore
-from agent_lint.selection import RANK, configured, is_enabled, is_selected, without_covered
+from agent_lint.selection import (
+    RANK,
+    configured,
+    is_enabled,
+    is_selected,
+    reported_as_error,
+    without_covered,
+)
 from agent_lint.validators import FileCheck
 from agent_lint.validators.files import UNPARSED, diagnose_entry
 from agent_lint.validators.history import REPLACED, TWIN
@@ -739,7 +746,7 @@ def _stand_ins(
         match = profile.classify(finding.key)
         if match is None or named in index.walked or named in index.stand_ins:
             continue
-        if not is_selected(UNCLASSIFIED_FILE.code, index.config, path):
+        if not reported_as_error(UNCLASSIFIED_FILE.code, index.config, path):
             continue
         index.stand_ins[named] = path
         index.add(present_facts(profile, named, finding.key, match, False))

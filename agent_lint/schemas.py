@@ -186,6 +186,7 @@ class LinearPattern:
     __slots__ = ("_anchored", "pattern")
 
     def __init__(self, source: str) -> None:
+        check_pattern(source)  # on its own: ")|(" must not break out of the anchoring
         self._anchored = f"^(?:{source})$"
         check_pattern(self._anchored)
         self.pattern = f"^(?:{source})\\Z"
@@ -301,6 +302,11 @@ def _unique_items_keyword(
         yield jsonschema.ValidationError(f"{clip(repr(instance))} has non-unique elements")
 
 
+#: The most digits a number has for ``multipleOf`` to divide it exactly (Python's own bound
+#: on converting integers from text).
+_MAX_EXACT_DIGITS = 4300
+
+
 def _multiple_of(original: Callable[..., Any]) -> Callable[..., Any]:
     """``multipleOf`` for numbers of any size: jsonschema's own keyword, and where it cannot
     compute (an integer of thousands of digits, a number past a float's range, read as
@@ -315,12 +321,23 @@ def _multiple_of(original: Callable[..., Any]) -> Callable[..., Any]:
         try:
             errors = list(original(validator, divisor, instance, schema))
         except (ArithmeticError, ValueError):  # OverflowError, decimal.InvalidOperation
+            digits = instance.adjusted() if isinstance(instance, Decimal) else 0
             try:
-                failed = (Fraction(instance) / Fraction(divisor)).denominator != 1
+                # An exact division costs the square of the digits: past a bound no record
+                # needs, the number is no multiple this run computes.
+                failed = (
+                    digits > _MAX_EXACT_DIGITS
+                    or (Fraction(instance) / Fraction(divisor)).denominator != 1
+                )
             except (ArithmeticError, ValueError, TypeError):
                 failed = True
             shown = str(instance) if isinstance(instance, Decimal) else repr(instance)
             message = f"{clip(shown)} is not a multiple of {divisor}"
+            if digits > _MAX_EXACT_DIGITS:
+                message = (
+                    f"{clip(shown)} has more than {_MAX_EXACT_DIGITS} digits: too long to be "
+                    f"judged a multiple of {divisor}"
+                )
             errors = [jsonschema.ValidationError(message)] if failed else []
         yield from errors
 

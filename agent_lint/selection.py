@@ -55,6 +55,13 @@ def configured(diagnostic: Diagnostic, config: Config) -> Diagnostic | None:
     return diagnostic
 
 
+def reported_as_error(code: str, config: Config, path: str) -> bool:
+    """Whether an error of rule ``code`` at ``path`` is reported, and as an error: only
+    then does it stand for the findings it makes needless (a rename's AL202 for the
+    references that name the old file), since those would be errors of their own."""
+    return is_selected(code, config, path) and _severity(code, config) in (None, Severity.ERROR)
+
+
 #: Severities from least to most severe.
 RANK = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
 

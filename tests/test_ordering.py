@@ -282,3 +282,18 @@ def test_a_handoff_note_without_its_handoff_is_one_warning(lint_tree):
     files["conversations/C-1/handoffs/H-009.md"] = "# notes\n"  # not named as a note: no finding
     files["conversations/C-1/handoffs/notes.md"] = files.pop("conversations/C-1/handoffs/H-009.md")
     assert lint_tree(files).diagnostics == []
+
+
+def test_a_misnamed_handoff_whose_finding_is_off_leaves_the_gap_reported(lint_tree):
+    files = tree(handoffs=3, turns=6)
+    files["conversations/C-1/handoffs/H-004.json"] = files.pop(
+        "conversations/C-1/handoffs/H-003.json"
+    )
+    files["conversations/C-1/handoffs/H-004.md"] = files.pop("conversations/C-1/handoffs/H-003.md")
+    found = [d.code for d in lint_tree(files, config='ignore = ["AL202"]\n').diagnostics]
+    assert "AL401" in found
+
+
+def test_a_boolean_turn_count_is_the_schemas_finding_alone(lint_tree):
+    files = edited(tree(), META, turn_count=True)
+    assert [d.code for d in lint_tree(files).diagnostics] == ["AL103"]

@@ -379,3 +379,12 @@ def test_a_rename_whose_finding_is_turned_off_leaves_the_references_to_judge(tmp
     assert ("AL304", "index.json") in found and ("AL314", "decisions.md") in found
     found = _decision_kept_as(tmp_path / "b", "export.json", 'ignore = ["AL205"]\n')
     assert ("AL304", "index.json") in found and ("AL301", "D-002.json") in found
+
+
+def test_a_covering_finding_made_less_severe_covers_nothing(tmp_path):
+    """AL205 or AL202 as info: the errors they would stand for are reported again (they
+    would otherwise vanish from a run that passes)."""
+    found = _decision_kept_as(tmp_path, "export.json", '[severity]\nAL205 = "info"\n')
+    assert ("AL304", "index.json") in found and ("AL301", "D-002.json") in found
+    found = _decision_kept_as(tmp_path / "b", "D-009.json", '[severity]\nAL202 = "info"\n')
+    assert ("AL304", "index.json") in found and ("AL314", "decisions.md") in found

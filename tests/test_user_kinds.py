@@ -405,3 +405,11 @@ def test_a_schema_that_recurses_into_the_record_is_bounded_and_accepted(tmp_path
     (reviews / "RV-001.json").write_text(_review("RV-001", children=[{"children": [1]}]))
     code, found = _lint(capsys, str(repo))
     assert code == 1 and [c for c, _, _ in found] == ["AL103"]
+
+
+def test_an_id_pattern_cannot_break_out_of_its_anchoring(tmp_path, capsys):
+    shutil.copytree(FIXTURES / "valid", tmp_path / "repo")
+    table = 'name = "r"\npath = "r/{stem}.json"\nid-pattern = "RV-[0-9]{3})|(x"\n'
+    (tmp_path / "repo" / ".agent-lint.toml").write_text(f"[[kinds]]\n{table}")
+    assert main([str(tmp_path / "repo")]) == 2
+    assert "`kinds[0].id-pattern` is not a regular expression" in capsys.readouterr().err

@@ -301,8 +301,8 @@ class WorkTreeSnapshot(Snapshot):
     def _checks_out_links(self) -> bool:
         """Whether this checkout makes symbolic links (``core.symlinks``, true unless set
         false, as Git for Windows sets it)."""
-        value = self.repo.config_value("core.symlinks")
-        return value is None or value.strip().lower() not in ("false", "no", "off", "0", "")
+        value = self.repo.config_value("core.symlinks")  # "" for a key without a value: true
+        return value is None or value.strip().lower() not in ("false", "no", "off", "0")
 
     def _plain_link_target(self, path: str) -> bytes:
         """The target a link held as a plain file names: the file's bytes, as git stores

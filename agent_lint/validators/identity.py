@@ -13,7 +13,7 @@ from agent_lint.index import FileContext, Identity, RepoIndex
 from agent_lint.jsontext import INTEGER, clip, quote
 from agent_lint.kinds import Kind, NameRule, shown, whole
 from agent_lint.profile import Profile
-from agent_lint.selection import is_selected
+from agent_lint.selection import reported_as_error
 
 INVALID_ID = Rule(
     "AL201",
@@ -273,7 +273,7 @@ def renamed_files(index: RepoIndex) -> dict[str, str]:
         if kind.id_pattern is not None and not kind.id_pattern.match(identity.id):
             continue
         named = posixpath.join(folder, identity.id + name[len(stem) :])
-        if named in index.walked or not is_selected(
+        if named in index.walked or not reported_as_error(
             ID_NAME_MISMATCH.code, index.config, identity.path
         ):
             continue
@@ -321,7 +321,7 @@ def renamed_folders(index: RepoIndex) -> dict[str, str]:
             present = _folders_of(index.walked)
         if named in present:
             continue  # that folder exists: a copy or a clash, not a rename
-        if is_selected(ID_NAME_MISMATCH.code, index.config, identity.path):
+        if reported_as_error(ID_NAME_MISMATCH.code, index.config, identity.path):
             found.folders[folder] = named
     return found.folders
 

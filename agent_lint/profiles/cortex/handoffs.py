@@ -142,11 +142,11 @@ class Conversation:
             numbered.append((said if said is not None and said in holes else number, path))
         return numbered
 
-    def numbered_handoffs(self) -> list[tuple[int | None, str]]:
+    def numbered_handoffs(self, misnamed: Callable[[str], bool]) -> list[tuple[int | None, str]]:
         """Each handoff file's number and path, as :meth:`numbered_turns` numbers turns:
         a misnamed file whose ``handoff_id`` is a number the files leave out of 1 to N is
         that number (``H-005.json`` holding ``H-004`` after H-003 is its AL202, not also a
-        gap at H-004)."""
+        gap at H-004), where ``misnamed(path)`` says its AL202 is reported as an error."""
         holes = set(range(1, len(self.handoff_files) + 1))
         holes.difference_update(number for number, _ in self.handoff_files)
         if not holes:
@@ -159,7 +159,8 @@ class Conversation:
         numbered = []
         for number, path in self.handoff_files:
             said = recorded.get(path)
-            numbered.append((said if said is not None and said in holes else number, path))
+            renamed = said is not None and said in holes and misnamed(path)
+            numbered.append((said if renamed else number, path))
         return numbered
 
     def latest_turn(self) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +22,7 @@ from agent_lint.profiles.cortex.handoffs import (
     handoff_number,
 )
 from agent_lint.schemas import parse_timestamp
+from agent_lint.selection import reported_as_error
 from agent_lint.validators.identity import renamed_folders
 
 HANDOFF_SEQUENCE = Rule(
@@ -398,7 +400,11 @@ def stale_turn_counters(meta: dict[str, Any], turn: int) -> list[tuple[str, str,
             state.get("latest_turn") if isinstance(state, dict) else None,
         ),
     ]
-    return [c for c in counters if isinstance(c[2], INTEGER) and c[2] != turn]
+    return [
+        c
+        for c in counters
+        if isinstance(c[2], INTEGER) and not isinstance(c[2], bool) and c[2] != turn
+    ]
 
 
 _MIRRORED = ("from_agent", "to_agent", "timestamp", "reason", "checksum")
@@ -493,8 +499,9 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         if index.partly_unknown(conversation.folder):
             continue  # files that could not be listed: nothing is known about the order
         turn = conversation.latest_turn()
+        misnamed = functools.partial(reported_as_error, "AL202", index.config)
         yield from _sequence(
-            HANDOFF_SEQUENCE, conversation.numbered_handoffs(), lambda n: f"H-{n:03d}"
+            HANDOFF_SEQUENCE, conversation.numbered_handoffs(misnamed), lambda n: f"H-{n:03d}"
         )
         yield from _sequence(
             TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
