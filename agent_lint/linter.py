@@ -54,7 +54,7 @@ from agent_lint.selection import (
 )
 from agent_lint.validators import FileCheck
 from agent_lint.validators.files import UNPARSED, diagnose_entry
-from agent_lint.validators.history import REPLACED, TWIN
+from agent_lint.validators.history import REPLACED, TWIN, numbering_names_the_id
 from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.identity import (
     UNCLASSIFIED_FILE,
@@ -435,6 +435,7 @@ def _lint_target(
             shown = shown.with_fixable(True)
         kept_findings.append(shown)
     kept_findings = rename_targets_taken(without_covered(kept_findings), index)
+    kept_findings = numbering_names_the_id(kept_findings)
     kept_findings = mirrored_ids_once(kept_findings, index)
     if merged:
         view = profile.restore(index, merged) if profile.restore and holds_state else None

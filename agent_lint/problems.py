@@ -93,7 +93,8 @@ class Problem(Generic[IssueT]):
 
     ``path`` is the repository path the finding names (POSIX form);
     ``line``/``column`` (1-based) are set when it is about the file, folder or
-    link as a whole (1:1) or a line of it (where a merged file first differs).
+    link as a whole (1:1) or a line of it (where a merged file first differs);
+    ``pointer``, when it is about one value of the file (a JSON pointer).
     """
 
     issue: IssueT
@@ -101,6 +102,7 @@ class Problem(Generic[IssueT]):
     message: str
     line: int | None = None
     column: int | None = None
+    pointer: str = ""
 
 
 #: A problem the walk met at an entry of the store (a file, a folder, a link, the store).

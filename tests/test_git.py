@@ -111,6 +111,40 @@ def test_a_gap_the_gate_reports_is_one_finding(tmp_path, capsys):
     assert [d["code"] for d in found if d["code"] in ("AL401", "AL605")] == ["AL401"]
 
 
+def _placed_findings(
+    repo: Path, capsys, *args: str, ignore: str = "AL404"
+) -> list[tuple[str, str, int | None]]:
+    """Code, file name and line of each finding (the added handoff's chain aside: AL404)."""
+    main([str(repo), "--output-format", "json", "--ignore", ignore, *args])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return [(d["code"], d["path"].rsplit("/", 1)[-1], d["line"]) for d in found]
+
+
+def test_a_new_handoff_misnamed_is_its_numbering_finding_alone(tmp_path, capsys):
+    """H-005.json holding H-004 after merged H-003: one wrong name, said once (AL605 at the
+    id it holds), not also its AL202, and turn_resumed.yaml naming H-004 is no AL416."""
+    repo = make_repo(tmp_path)
+    path = add_conversation_handoff(repo, 4)
+    path.rename(path.with_name("H-005.json"))
+    path.with_suffix(".md").rename(path.with_name("H-005.md"))
+    edit(repo / CONV / "turn_resumed.yaml", "H-003", "H-004")
+    assert _placed_findings(repo, capsys) == [("AL202", "H-005.json", 3)]
+    assert _placed_findings(repo, capsys, "--base", "main") == [("AL605", "H-005.json", 3)]
+    main([str(repo), "--base", "main", "--output-format", "json", "--select", "AL6"])
+    (finding,) = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert finding["message"].endswith(
+        "the next one is H-004, the handoff_id it holds: rename it to H-004.json"
+    )
+    # Another id than the next one: two facts, the name and the id, each its finding.
+    edit(repo / CONV / "handoffs/H-005.json", '"H-004"', '"H-007"')
+    found = _placed_findings(repo, capsys, "--base", "main", "--select", "AL2,AL6")
+    assert found == [("AL605", "H-005.json", 1), ("AL202", "H-005.json", 3)]
+    # With AL202 off, a misnamed file that holds H-004 names no handoff to resume from.
+    edit(repo / CONV / "handoffs/H-005.json", '"H-007"', '"H-004"')
+    found = _placed_findings(repo, capsys, ignore="AL202,AL404,AL5")
+    assert {"AL401", "AL416"} <= {code for code, _, _ in found}
+
+
 def test_inserted_handoff_sorts_before_base(tmp_path, capsys):
     repo = make_repo(tmp_path)
     project = repo / PROJECT

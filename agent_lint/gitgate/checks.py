@@ -593,15 +593,41 @@ def _appended(c: Comparison, new_paths: set[str]) -> Iterator[GateProblem]:
         if kind.next_name is not None and folder in at_base:
             want = expected.get(folder, at_base[folder][0][0] + 1)
             if key[0] != want:
-                yield GateProblem(
-                    GateIssue.NUMBERING,
-                    c.display(path),
+                next_name = kind.next_name(want)
+                held = _holds_id(c, kind, path, next_name)
+                words = (
                     f"new {kind.title} {name} does not continue the numbering of "
-                    f"{c.base_name}: the next one is {kind.next_name(want)}",
-                    line=1,
-                    column=1,
+                    f"{c.base_name}: the next one is {next_name}"
                 )
+                if held is None:
+                    yield GateProblem(GateIssue.NUMBERING, c.display(path), words, line=1, column=1)
+                else:  # the id it holds is the right one: only its name is wrong
+                    yield GateProblem(
+                        GateIssue.NUMBERING,
+                        c.display(path),
+                        f"{words}, the {kind.id_field} it holds: rename it to {next_name}.json",
+                        line=held.line,
+                        column=held.column,
+                        pointer=f"/{kind.id_field}",
+                    )
             expected[folder] = key[0] + 1
+
+
+def _holds_id(c: Comparison, kind: Kind, path: str, wanted: str) -> Span | None:
+    """Where a new record's id field is when it holds ``wanted``: a misnamed file (its
+    AL202) that is the next one by its id, not by its name; None otherwise."""
+    content = c.change.content(path)
+    if not content or not kind.id_field:
+        return None
+    try:
+        text = content.decode("utf-8")
+        if json.loads(text).get(kind.id_field) != wanted:
+            return None
+        return locate_json_pointers(text, [(f"/{kind.id_field}", "value")]).find(
+            f"/{kind.id_field}", "value"
+        )
+    except (ValueError, RecursionError, AttributeError):
+        return None
 
 
 def _gitlinks(c: Comparison, reported: set[str]) -> Iterator[GateProblem]:

@@ -187,4 +187,10 @@ def diagnose_entry(problem: EntryProblem) -> Diagnostic:
 
 def finding(rule: Rule, problem: EntryProblem | GateProblem) -> Diagnostic:
     """``problem`` as a finding of ``rule``, in its words and at its place."""
-    return rule.at(problem.path, problem.message, line=problem.line, column=problem.column)
+    return rule.at(
+        problem.path,
+        problem.message,
+        pointer=problem.pointer,
+        line=problem.line,
+        column=problem.column,
+    )

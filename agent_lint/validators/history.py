@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.problems import GateIssue, GateProblem
+from agent_lint.selection import RANK
 from agent_lint.validators.files import finding
+from agent_lint.validators.identity import ID_NAME_MISMATCH
 from agent_lint.validators.storage import LINKED_FOLDER
 
 #: Append-only files, relative to the agent dir: ``(pattern, what it is)``.
@@ -216,3 +218,26 @@ _BY_ISSUE: dict[GateIssue, Rule] = {
 def diagnose(problem: GateProblem) -> Diagnostic:
     """The finding (AL6xx) a problem the append-only gate found in the change is."""
     return finding(_BY_ISSUE[problem.issue], problem)
+
+
+def numbering_names_the_id(findings: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings less the AL202 of a new handoff whose AL605 is placed at its id.
+
+    A new ``H-005.json`` holding ``handoff_id: "H-003"`` where H-003 is next
+    is one fact, a wrong name, which its AL605 states ("rename it to
+    H-003.json"). That AL605 is placed at the id field; the AL202 at the same
+    field, no more severe, says the same thing again. An AL605 of a file that
+    holds another id is placed at the file: both facts stand then.
+    """
+    placed = {
+        (d.path, d.pointer): RANK[d.severity]
+        for d in findings
+        if d.code == NUMBERING.code and d.pointer
+    }
+    if not placed:
+        return findings
+    return [
+        d
+        for d in findings
+        if d.code != ID_NAME_MISMATCH.code or placed.get((d.path, d.pointer), -1) < RANK[d.severity]
+    ]

@@ -468,12 +468,19 @@ def _turns(conversation: Conversation) -> Iterator[Diagnostic]:
         previous = (turn, stamp)
 
 
-def _resume(conversation: Conversation) -> Iterator[Diagnostic]:
+def _resume(conversation: Conversation, misnamed: Callable[[str], bool]) -> Iterator[Diagnostic]:
+    """AL416/AL415 for ``turn_resumed.yaml``; a handoff whose ``handoff_id`` differs from
+    its file name is known by both while ``misnamed(path)`` (its AL202 is an error)."""
     path, named = conversation.resume_path, conversation.resume_handoff
     if path is None or not isinstance(named, str):
         return
     numbers = {h.id: h.number for h in conversation.handoffs}
     files = {file_name(p).removesuffix(".json") for _, p in conversation.handoff_files}
+    files.update(
+        h.recorded_id
+        for h in conversation.handoffs
+        if isinstance(h.recorded_id, str) and h.recorded_id != h.id and misnamed(h.path)
+    )
     latest = conversation.latest()
     if named not in numbers and named not in files:
         yield UNKNOWN_RESUME.at(
@@ -509,7 +516,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         yield from _handoffs(index, conversation, turn)
         yield from _meta(conversation, turn, reported)
         yield from _turns(conversation)
-        yield from _resume(conversation)
+        yield from _resume(conversation, misnamed)
         yield from _orphan_notes(conversation)
 
 
