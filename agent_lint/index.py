@@ -505,6 +505,9 @@ class RepoIndex:
     lookups: int = 0
     stores: dict[type, object] = field(default_factory=dict, repr=False)
     unlisted: set[str] = field(default_factory=set)  # folders that could not be listed
+    #: Merged append-only files the change under ``--base`` modified, deleted or renamed:
+    #: ``--fix`` derives nothing from what they hold now.
+    history_edited: set[str] = field(default_factory=set)
 
     def in_repository(self, path: str) -> str:
         """``path``, a path a record names, as this repository holds it.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from agent_lint import workers
 from agent_lint.config import Config, ConfigError, Limits, load_config
-from agent_lint.diagnostics import GATE_PREFIX, Diagnostic, Fix, change_cannot_waive
+from agent_lint.diagnostics import GATE_PREFIX, Diagnostic, Fix, Severity, change_cannot_waive
 from agent_lint.discovery import (
     Entry,
     NoProfile,
@@ -369,7 +369,6 @@ def _lint_target(
         passed = replay.passed  # nothing was written: the pass over files stands as it was
         passed.index.history = history  # the git history of this run, which ends with it
     else:
-        early = gate_request if record is None else None  # --fix's first pass has no gate
         passed = _pass_over_files(
             target,
             profile,
@@ -381,13 +380,18 @@ def _lint_target(
             record,
             jobs,
             forked,
-            early,
+            gate_request,
             collector,
         )
     collector.pass_done()
     if record is not None:
         # ``--fix`` plans its writes from the index; the findings come with the replay.
         record.passed = passed
+        if gate_request is not None:
+            # What the change did to merged history: nothing is derived from those files.
+            outcome = _gate_outcome(target, gate_request, passed.early_gate)
+            passed.index.history_edited.update(_edits_refused(outcome, config))
+            passed.early_gate = None
         return LintResult(root=target.root, indexes=[passed.index], limits=_roots(only))
     result = LintResult(
         root=target.root, files_checked=passed.files_checked, files=list(passed.files)
@@ -420,6 +424,7 @@ def _lint_target(
         gate_config = outcome.config or config
         located = outcome.located
         merged = outcome.merged
+        index.history_edited.update(_edits_refused(outcome, config))
     roots = _roots(only)
     result.limits = roots
     kept_findings = []
@@ -787,6 +792,19 @@ def _start_gate(
     if forked is None or not workers.gate_beside(jobs, files):
         return None
     return workers.InChild(lambda: _gate(target, request))
+
+
+def _edits_refused(outcome: gitgate.Outcome, config: Config) -> set[str]:
+    """The merged files the gate reports as errors that the change modified, deleted or
+    renamed: ``--fix`` derives nothing from what they hold now (where the base's
+    configuration lets the change edit history, a warning, the mirrors follow it)."""
+    rules = outcome.config or config
+    refused = set()
+    for problem in outcome.problems:
+        shown = configured(diagnose_gate(problem), rules)
+        if shown is not None and shown.severity is Severity.ERROR and shown.path in outcome.merged:
+            refused.add(shown.path)
+    return refused
 
 
 def _gate_outcome(

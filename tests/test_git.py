@@ -460,6 +460,35 @@ def test_a_change_the_gate_only_warns_of_leaves_its_consequences_reported(tmp_pa
     assert ("AL503", "state.json") in _all_findings(repo, capsys)
 
 
+def test_fix_derives_nothing_from_a_merged_handoff_the_change_edited(tmp_path, capsys):
+    """``--fix --base``: the edit is refused (AL601), so no mirror is made to follow it."""
+    repo = make_repo(tmp_path)
+    derived = [repo / CONV / "meta.json", repo / CONV / "handoffs/state.json"]
+    before = [path.read_bytes() for path in derived]
+    edit(repo / CONV / "handoffs/H-003.json", '"explicit"', '"timeout"')
+    edit(repo / CONV / "handoffs/H-003.json", '"latest_turn": 6', '"latest_turn": 5')
+    assert main([str(repo), "--base", "main", "--fix", "--unsafe-fixes"]) == 1
+    assert "AL601" in capsys.readouterr().out
+    assert [path.read_bytes() for path in derived] == before
+    # A new handoff is what --fix follows.
+    git(repo, "checkout", "-q", ".")
+    add_conversation_handoff(repo, 4)
+    main([str(repo), "--base", "main", "--fix", "--unsafe-fixes"])
+    capsys.readouterr()
+    assert json.loads(derived[1].read_text())["latest_handoff_id"] == "H-004"
+    assert '"H-004"' in derived[0].read_text()
+
+
+def test_fix_follows_an_edit_the_base_lets_the_change_make(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text('[severity]\nAL6 = "warning"\n')
+    commit_all(repo, "the gate warns")
+    edit(repo / CONV / "handoffs/H-003.json", '"explicit"', '"timeout"')
+    main([str(repo), "--base", "main", "--fix", "--unsafe-fixes"])
+    assert "Fixed 1 file" in capsys.readouterr().out
+    assert '"timeout"' in (repo / CONV / "meta.json").read_text()
+
+
 def test_a_mirror_that_disagrees_with_the_merged_handoff_too_is_said_as_merged(tmp_path):
     repo = make_repo(tmp_path)
     state = repo / CONV / "handoffs/state.json"

@@ -117,6 +117,27 @@ def _meta_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
     return None if before == after else Edit(index.root, path, before, after, resolves)
 
 
+def _edited_history(index: RepoIndex, conversation: Conversation) -> str | None:
+    """The first merged handoff file of ``conversation`` the change under ``--base``
+    modified, deleted or renamed (``RepoIndex.history_edited``), or None."""
+    inside = f"{conversation.folder}/handoffs/"
+    return min((p for p in index.history_edited if p.startswith(inside)), default=None)
+
+
+def _not_from(item: _Plan, edited: str) -> _Plan:
+    """A write planned from a conversation whose merged history the change edited, blocked:
+    it would copy the edit into a derived file, and restoring the handoff undoes it."""
+    if not isinstance(item, Edit):
+        return item
+    name = edited.rsplit("/", 1)[-1]
+    return Blocked(
+        item.path,
+        f"it would be derived from {name}, which the change modified against the merged "
+        "history (its AL6xx finding); restore that file, then run --fix again",
+        item.resolves,
+    )
+
+
 def plan_state_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit], list[Blocked]]:
     """State files to regenerate (and ``meta.json`` mirrors when ``unsafe``), or why not."""
     edits: list[Edit] = []
@@ -127,6 +148,9 @@ def plan_state_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edit]
         planned = [_state_edit(index, conversation)]
         if unsafe:
             planned.append(_meta_edit(index, conversation))
+        edited = _edited_history(index, conversation)
+        if edited is not None:
+            planned = [_not_from(item, edited) for item in planned]
         for item in planned:
             if isinstance(item, Edit):
                 edits.append(item)
