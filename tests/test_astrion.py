@@ -20,8 +20,9 @@ def test_valid_store_is_clean(capsys):
 
 
 @pytest.mark.parametrize("name", BROKEN)
-def test_broken_store_matches_golden(name, capsys, update_goldens):
+def test_broken_store_matches_golden(name, capsys, update_goldens, monkeypatch):
     fixture = ASTRION / name
+    monkeypatch.chdir(fixture)  # paths as shown from the fixture's own root
     golden = fixture / "expected.txt"
     code = main([str(fixture), "--profile", "astrion", "--no-color"])
     out = capsys.readouterr().out

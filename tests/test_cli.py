@@ -22,8 +22,9 @@ def test_clean_run_exits_zero(capsys):
     assert out.startswith("All checks passed (")
 
 
-def test_findings_exit_one_with_text_lines(capsys):
-    assert main([str(BROKEN), "--no-color"]) == 1
+def test_findings_exit_one_with_text_lines(capsys, monkeypatch):
+    monkeypatch.chdir(BROKEN)
+    assert main(["--no-color"]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(
         ".agent/conversations/C-payments-refactor/handoffs/H-002.json:17:13: AL104 "

@@ -31,8 +31,9 @@ def test_valid_fixture_uses_every_kind():
 
 
 @pytest.mark.parametrize("name", BROKEN)
-def test_broken_fixture_matches_golden(name, capsys, update_goldens):
+def test_broken_fixture_matches_golden(name, capsys, update_goldens, monkeypatch):
     fixture = FIXTURES / name
+    monkeypatch.chdir(fixture)  # paths as shown from the fixture's own root
     golden = fixture / "expected.txt"
     code = main([str(fixture), "--no-color"])
     out = capsys.readouterr().out
@@ -96,9 +97,10 @@ def test_git_history_fixture_matches_golden(tmp_path, capsys, update_goldens):
 @pytest.mark.parametrize(
     ("options", "golden"), [([], "expected.txt"), (["--partial"], "expected-partial.txt")]
 )
-def test_real_world_fixture_matches_goldens(options, golden, capsys, update_goldens):
+def test_real_world_fixture_matches_goldens(options, golden, capsys, update_goldens, monkeypatch):
     """A repository built from the patterns of a real one; docs/real-world.md defends each line."""
     fixture = FIXTURES / "real-world"
+    monkeypatch.chdir(fixture)  # paths as shown from the fixture's own root
     code = main([str(fixture), "--no-color", *options])
     out = capsys.readouterr().out
     if update_goldens:

@@ -57,6 +57,15 @@ def test_paths_are_relative_to_the_current_directory_inside_the_repository(
     )
 
 
+def test_paths_are_relative_to_the_current_directory_above_the_repository(
+    noisy, capsys, monkeypatch
+):
+    """``agent-lint services/pay`` run at the top: paths that open from where it ran."""
+    monkeypatch.chdir(noisy.parent)
+    main([noisy.name, "--no-color", "--select", "AL104"])
+    assert capsys.readouterr().out.startswith(f"{noisy.name}/.agent/decisions/D-001.json:5:13:")
+
+
 def test_quiet_prints_findings_only(noisy, capsys):
     assert main([str(noisy), "--no-color", "-q", "--select", "AL104"]) == 1
     assert capsys.readouterr().out.count("\n") == 1

@@ -22,8 +22,14 @@ STORE = Path(".pi/agent/pbot")
 
 
 def lint(repo: Path, capsys: pytest.CaptureFixture[str], *options: str) -> tuple[int, str]:
-    """Lint ``repo`` with the Personal Bot profile; the exit code and the output."""
-    code = main([str(repo), "--profile", "personal_bot", "--no-color", *options])
+    """Lint ``repo`` with the Personal Bot profile, from inside it (paths shown from its
+    root); the exit code and the output."""
+    here = os.getcwd()
+    os.chdir(repo)
+    try:
+        code = main([str(repo), "--profile", "personal_bot", "--no-color", *options])
+    finally:
+        os.chdir(here)
     return code, capsys.readouterr().out
 
 

@@ -1,7 +1,7 @@
 """``text`` output: ``path:line:col: CODE message``, grouped when a file repeats a code.
 
 Paths are shown relative to the current directory when it lies inside the
-repository, else relative to the repository root. When one file has more
+repository or the repository inside it, else relative to the repository root. When one file has more
 than :data:`GROUP_AFTER` findings of one code, they are printed as a block:
 a header line with the file, code, rule name and count, then one indented
 ``line:col message`` line per finding.
@@ -31,10 +31,11 @@ GROUP_AFTER = 3
 
 
 def display_paths(result: LintResult, cwd: Path | None = None) -> dict[str, str]:
-    """How each finding's path is shown: relative to ``cwd`` when it is inside the root."""
+    """How each finding's path is shown: relative to ``cwd`` when it is inside the root or
+    the root inside it (``agent-lint services/pay`` run above it), else to the root."""
     here = Path(os.path.abspath(cwd or Path.cwd()))
     root = Path(os.path.abspath(result.root))
-    inside = here == root or root in here.parents
+    inside = here == root or root in here.parents or here in root.parents
     shown = {}
     for d in result.diagnostics:
         if d.path not in shown:
