@@ -1269,7 +1269,7 @@ def lint_paths(
     files (see :class:`Replay`); a written file no repository of the run
     holds makes every repository be checked afresh.
     """
-    groups: dict[Path, tuple[Target, list[Path]]] = {}
+    groups: dict[Path, tuple[Target, list[Path], Path]] = {}
     nothing: list[NoProfile] = []
     for path in paths or [Path(".")]:
         try:
@@ -1298,20 +1298,27 @@ def lint_paths(
                 continue
         settings = target.config.with_cli(select, ignore, strict=strict, partial=partial)
         target = Target(target.root, target.agent_dir, settings, target.profile)
-        entry = groups.setdefault(target.agent_dir.resolve(), (target, []))
+        entry = groups.setdefault(target.agent_dir.resolve(), (target, [], path))
         resolved = path.resolve()
         whole = resolved in (target.root.resolve(), target.agent_dir.resolve())
         entry[1].append(target.root.resolve() if whole else resolved)
     merged: LintResult | None = None
-    written = _written_in(rewritten, [target for target, _ in groups.values()])
-    for key, (target, limits) in groups.items():
+    written = _written_in(rewritten, [target for target, _, _ in groups.values()])
+    for key, (target, limits, named) in groups.items():
         whole = target.root.resolve() in limits
         request = None
         if base or target.config.base:  # the command line's settings for the gate
             from agent_lint import gitgate
 
+            folder = Path(os.path.abspath(named))
             request = gitgate.Request(
-                base or "", staged, select, ignore, explicit_config, list_changed
+                base or "",
+                staged,
+                select,
+                ignore,
+                explicit_config,
+                list_changed,
+                folder if folder.is_dir() else folder.parent,
             )
         prior = replay.replays.get(key) if replay is not None and written is not None else None
         kept = Replay() if record else None

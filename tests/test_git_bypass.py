@@ -294,3 +294,63 @@ def test_handoff_replaced_by_a_folder(tmp_path, capsys, mode):
     assert found(report) == [("AL607", H002)]
     [finding] = [d for d in report["diagnostics"] if d["code"] == "AL607"]
     assert "in the change it is a folder" in finding["message"]
+
+
+def _monorepo(tmp_path: Path) -> Path:
+    """A repository whose store is ``services/pay/.agent``, committed on ``main``."""
+    repo = tmp_path / "mono"
+    shutil.copytree(FIXTURES / "valid", repo / "services" / "pay")
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "a service's agent state")
+    return repo
+
+
+def _gate_on(repo: Path, capsys, mode: str, named: str) -> tuple[int, list[tuple[str, str]]]:
+    """The gate run on the folder ``named`` as the command line names it."""
+    extra = ["--staged"] if mode == "staged" else []
+    if mode == "staged":
+        git(repo, "add", "-A")
+    code = main([str(repo / named), "--base", "main", "--output-format", "json", *extra])
+    report = json.loads(capsys.readouterr().out)
+    return code, found(report)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_store_added_above_the_named_folder_does_not_move_the_gate(tmp_path, capsys, mode):
+    """``agent-lint services/pay``: deleting its store and adding ``services/.agent`` lets
+    discovery find the new one, but the merged store the gate protects is the one the
+    merge-base holds at the named folder."""
+    repo = _monorepo(tmp_path)
+    git(repo, "rm", "-rq", "services/pay/.agent")
+    (repo / "services/.agent/decisions").mkdir(parents=True)
+    shutil.copy(FIXTURES / "valid/.agent/decisions/D-002.json", repo / "services/.agent/decisions")
+    code, gate = _gate_on(repo, capsys, mode, "services/pay")
+    assert code == 1 and gate == [("AL608", "pay/.agent")]
+    # Moved up whole, and a merged note edited there: still the merged store's AL608.
+    git(repo, "reset", "-q", "--hard")
+    shutil.rmtree(repo / "services/.agent", ignore_errors=True)
+    git(repo, "mv", "services/pay/.agent", "services/.agent")
+    note = repo / "services/.agent/conversations/C-payments-refactor/handoffs/H-001.md"
+    note.write_text(note.read_text() + "rewritten\n")
+    code, gate = _gate_on(repo, capsys, mode, "services/pay")
+    assert code == 1 and ("AL608", "pay/.agent") in gate
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need a POSIX file system")
+@pytest.mark.parametrize("mode", MODES)
+def test_the_named_folder_made_a_link_to_a_decoy_is_a_finding(tmp_path, capsys, mode):
+    repo = _monorepo(tmp_path)
+    git(repo, "mv", "services/pay", "decoy")
+    os.symlink("../decoy", repo / "services/pay")
+    note = repo / "decoy/.agent/conversations/C-payments-refactor/handoffs/H-001.md"
+    note.write_text(note.read_text() + "rewritten\n")
+    code, gate = _gate_on(repo, capsys, mode, "services/pay")
+    assert code == 1 and [c for c, _ in gate] == ["AL607"]
+
+
+def test_a_store_the_change_adds_below_a_merged_one_is_not_a_removal(tmp_path, capsys):
+    """The merge-base's store above the named folder is compared, and it is unchanged."""
+    repo = _monorepo(tmp_path)
+    shutil.copytree(FIXTURES / "valid", repo / "services/pay/api")
+    code, gate = _gate_on(repo, capsys, "worktree", "services/pay/api")
+    assert (code, gate) == (0, [])

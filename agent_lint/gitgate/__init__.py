@@ -70,6 +70,9 @@ class Request:
     ignore: Sequence[str] | None = None
     explicit_config: Path | None = None
     list_changed: bool = False
+    #: The folder the command line named, as written (links in it not followed): the gate
+    #: protects the store the merge-base holds there, wherever the change's tree leads.
+    anchor: Path | None = None
 
 
 @record(repr=True)
@@ -574,6 +577,9 @@ class _Settings:
         join = (lambda name: f"{self.root}/{name}") if self.root else (lambda name: name)
         if config.agent_dir:
             return posixpath.normpath(join(config.agent_dir))
+        anchored = self._anchored_store(config)
+        if anchored is not None:
+            return anchored
         listing = self._folder(self.root)
         folders = {posixpath.basename(p) for p, e in listing.items() if e.mode == MODE_TREE}
         profile = self.profile(config)
@@ -583,6 +589,36 @@ class _Settings:
         if folders & profile.record_folders:
             return self.root
         return self.change_prefix
+
+    def _anchored_store(self, config: Config) -> str | None:
+        """The named store the merge-base holds nearest the folder the command line named,
+        when the change's tree led the run to another root (None: the same root, or none).
+
+        A change cannot move the gate off a merged store by adding a store above the
+        named folder (``services/.agent`` for ``services/pay``) or by making the named
+        folder a link to a decoy: the merge-base's store there is compared, and its
+        removal is AL608."""
+        anchor = self.request.anchor
+        path = _relative(anchor, self.repo.top) if anchor is not None else None
+        if path is None or path == self.root:
+            return None
+        stores = [m.store for m in self.profile(config).markers if m.store]
+        folder = path
+        while True:
+            for store in stores:
+                if (folder == store or folder.endswith(f"/{store}")) and self._is_tree(folder):
+                    return folder  # the named folder is inside this store
+                candidate = posixpath.join(folder, store) if folder else store
+                if self._is_tree(candidate):
+                    return candidate
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+    def _is_tree(self, path: str) -> bool:
+        """Whether the merge-base holds a folder at repository path ``path``."""
+        entry = self._folder(posixpath.dirname(path)).get(path)
+        return entry is not None and entry.mode == MODE_TREE
 
     def profile(self, config: Config) -> Profile:
         """The profile whose kinds the gate protects, with the kinds the merge-base's
