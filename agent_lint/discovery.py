@@ -64,6 +64,11 @@ class SeveralProfiles(ConfigError):
     which the gate never takes for a store that is gone)."""
 
 
+class LeavesRepository(ConfigError):
+    """The path named leaves the repository that holds it through a link (a usage error;
+    nothing there is read, by the lint or by the gate)."""
+
+
 def _store_of(folder: Path, store: str) -> Path | None:
     """The repository root when ``folder`` is a store called ``store`` (``.agent``), else None."""
     parts = PurePosixPath(store).parts
@@ -137,6 +142,13 @@ def find_target(
     if not os.path.lexists(path):
         raise ConfigError(f"{path}: no such file or directory")
     start = Path(os.path.abspath(path))
+    left = _left_repository(start)
+    if left is not None:
+        raise LeavesRepository(
+            f"{path}: leads outside the repository {left} through a symbolic link; a path "
+            "that a repository holds is linted only where it lies inside it (lint the folder "
+            "it leads to directly)"
+        )
     if start.is_file():
         start = start.parent
     # A folder that looks like a store may be one, or a record folder inside one (a
@@ -218,6 +230,18 @@ def find_target(
         Path(os.path.realpath(top)),
         _nothing(f"{relative(str(start), str(top)) or '.'}/", outlines()),
     )
+
+
+def _left_repository(start: Path) -> Path | None:
+    """The git repository whose folder holds ``start`` as written but that ``start``
+    leaves through a symbolic link (a change can commit ``services/pay`` as a link to
+    any folder of the machine); None when it stays inside, or no repository holds it."""
+    for folder in start.parents:
+        if os.path.lexists(folder / ".git"):
+            top = os.path.realpath(folder)
+            real = os.path.realpath(start)
+            return None if real == top or real.startswith(top.rstrip(os.sep) + os.sep) else folder
+    return None
 
 
 def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:

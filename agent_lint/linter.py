@@ -22,6 +22,7 @@ from agent_lint.config import Config, ConfigError, Limits, load_config
 from agent_lint.diagnostics import GATE_PREFIX, Diagnostic, Fix, Severity, change_cannot_waive
 from agent_lint.discovery import (
     Entry,
+    LeavesRepository,
     NoProfile,
     SeveralProfiles,
     Target,
@@ -1274,9 +1275,10 @@ def lint_paths(
     for path in paths or [Path(".")]:
         try:
             target = find_target(path, explicit_config, profile)
-        except SeveralProfiles:
+        except (SeveralProfiles, LeavesRepository):
             # Not a store that is gone: a second layout beside the first (which the gate
-            # alone, picking one, could not protect). The user chooses.
+            # alone, picking one, could not protect; the user chooses), or a path that
+            # leaves its repository (nothing behind it is read).
             raise
         except (ConfigError, NoProfile) as exc:
             from agent_lint import gitgate

@@ -362,3 +362,26 @@ def test_the_index_links_are_followed_as_a_file_system_follows_them():
     for order in (["k0", "k4", "k5"], ["k5", "k4", "k0"]):
         followed = IndexLinks(chain, ends)
         assert {p: followed.resolve(p) for p in order} == {"k0": None, "k4": None, "k5": "dir"}
+
+
+@pytest.mark.parametrize("options", [[], ["--fix"], ["--base", "main"]])
+def test_a_named_folder_that_links_out_of_its_repository_is_not_read(tmp_path, capsys, options):
+    """``services/pay`` committed as a link to a folder of the machine: a usage error, with
+    nothing there read, quoted or written (by the lint, ``--fix`` or the gate)."""
+    outside = tmp_path / "outside"
+    shutil.copytree(FIXTURES / "valid", outside)
+    state = outside / CONV / "handoffs/state.json"
+    state.unlink()  # --fix would write it
+    repo = tmp_path / "repo"
+    (repo / "services").mkdir(parents=True)
+    (repo / "README").write_text("x\n")
+    os.symlink(outside, repo / "services/pay")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link out")
+    assert main([str(repo / "services/pay"), *options]) == 2
+    out, err = capsys.readouterr()
+    assert "leads outside the repository" in err and out == ""
+    assert not state.exists()
+    assert main([str(outside), "--no-cache"]) == 1  # named as itself, it is linted
+    assert "AL502" in capsys.readouterr().out
