@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,13 @@ class Limits:
     max_yaml_alias_nodes: int = LIMITS["max-yaml-alias-nodes"].default
     max_brace_alternatives: int = LIMITS["max-brace-alternatives"].default
     max_suggestion_length: int = LIMITS["max-suggestion-length"].default
+
+
+def in_git_folder(parts: Sequence[str]) -> bool:
+    """Whether a relative path's ``parts`` pass through a ``.git`` folder (any case, as
+    case-insensitive file systems and git itself compare it): git's own files, which no
+    setting may make agent-lint read."""
+    return any(part.lower() == ".git" for part in parts)
 
 
 def over_limit(key: str, value: int) -> str:
@@ -361,6 +368,11 @@ def _parse(table: Mapping[str, Any], source: Path, files: bool = True) -> Config
                 raise ConfigError(
                     f"{source}: `agent-dir` must be a relative path inside the repository"
                 )
+            if in_git_folder(Path(value).parts):
+                raise ConfigError(
+                    f"{source}: `agent-dir` {_given(value)} is inside a .git folder; it must "
+                    "be a folder of the repository's files"
+                )
             config = replace(config, agent_dir=value)
         elif key == "profile":
             config = replace(config, profile=_profile(value, source))
@@ -376,6 +388,10 @@ def _parse(table: Mapping[str, Any], source: Path, files: bool = True) -> Config
                 if root != folder and root not in folder.parents:
                     raise ConfigError(
                         f"{source}: `schema-dirs` entry {_given(entry)} is outside the repository"
+                    )
+                if in_git_folder(folder.relative_to(root).parts):
+                    raise ConfigError(
+                        f"{source}: `schema-dirs` entry {_given(entry)} is inside a .git folder"
                     )
                 if not folder.is_dir():
                     raise ConfigError(
@@ -503,6 +519,8 @@ def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
         root = source.parent.resolve()
         if root not in schema.parents:
             raise ConfigError(f"{where}.schema` {_given(schema_text)} is outside the repository")
+        if in_git_folder(schema.relative_to(root).parts):
+            raise ConfigError(f"{where}.schema` {_given(schema_text)} is inside a .git folder")
         if not schema.is_file():
             raise ConfigError(f"{where}.schema` {_given(schema_text)} is not a file")
     id_field = _text(table, "id-field", where)

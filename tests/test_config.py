@@ -105,6 +105,13 @@ def test_shared_definitions_and_a_recursive_user_schema_are_fine(lint_tree, tmp_
         ('agent-dir = "../elsewhere"\n', "`agent-dir` must be a relative path"),
         ('schema-dirs = ["/etc"]\n', "outside the repository"),
         ('schema-dirs = ["missing"]\n', "is not a folder"),
+        ('agent-dir = ".git"\n', "`agent-dir` '.git' is inside a .git folder"),
+        ('agent-dir = "state/.GIT/x"\n', "is inside a .git folder"),
+        ('schema-dirs = [".git"]\n', "`schema-dirs` entry '.git' is inside a .git folder"),
+        (
+            '[[kinds]]\nname = "x"\npath = "x/{stem}.json"\nschema = ".git/config"\n',
+            "schema` '.git/config' is inside a .git folder",
+        ),
         ("select = [\n", "cannot read configuration"),
         pytest.param("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply", id="deep"),
         pytest.param('select = ["AL1"' + ', "AL1"' * 200_000 + "]\n", "larger than", id="huge"),

@@ -143,6 +143,26 @@ def test_path_through_symlink_leaving_repository(lint_tree, tmp_path):
     assert d.code == "AL303" and "symbolic link" in d.message
 
 
+@pytest.mark.parametrize("target", [".git/HEAD", ".git/refs/heads/no-such-branch"])
+def test_a_path_into_the_git_folder_is_unsafe_whether_or_not_it_exists(lint_tree, tmp_path, target):
+    """Never whether git's own files exist: a branch name is not learned from the finding."""
+    git_folder = tmp_path / "repo" / ".git"
+    git_folder.mkdir(parents=True)
+    (git_folder / "HEAD").write_text("ref: refs/heads/main\n")
+    note = f"# Notes\n\n[head](../../../{target})\n"
+    record = conversation(summary_ref=target)
+    result = lint_tree(
+        {"conversations/C-1/meta.json": record, "conversations/C-1/artifacts.md": note}
+    )
+    found = sorted((d.code, d.message.split('"', 1)[1]) for d in result.diagnostics)
+    assert found == [
+        ("AL303", f'../../../{target}" points into a .git folder, git\'s own files, not a '
+                  "file of the repository"),
+        ("AL303", f'{target}" points into a .git folder, git\'s own files, not a file of '
+                  "the repository"),
+    ]  # fmt: skip
+
+
 def _index_entry(did, path, **extra):
     entry = {
         "decision_id": did,

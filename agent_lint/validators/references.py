@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
-from agent_lint.config import over_limit
+from agent_lint.config import in_git_folder, over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
 from agent_lint.filesystem import DISK, AddedIn, FileSystem, Standing
 from agent_lint.frozen import field, record, replace
@@ -420,6 +420,8 @@ class PathChecker:
             normal = posixpath.normpath(path.replace("\\", "/"))
             if normal == ".." or normal.startswith("../"):
                 found = "outside"
+            elif in_git_folder(normal.split("/")):
+                found = "git"  # git's own files: whether one exists is never told
             elif normal in self.seen:
                 found = None
             else:
@@ -447,6 +449,7 @@ _PATH_MESSAGES = {
     "absolute": "is an absolute path; paths in records are relative to the repository root",
     "outside": "climbs out of the repository; paths must stay inside it",
     "symlink": "passes through a symbolic link that leads outside the repository; not followed",
+    "git": "points into a .git folder, git's own files, not a file of the repository",
 }
 
 
