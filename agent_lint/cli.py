@@ -347,16 +347,29 @@ def _write(text: str, target: Path | None) -> None:
         return
     import tempfile  # only to write a file: stdout needs none of it
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    if target.is_dir():
+        # A folder where the report goes (which a checkout may hold) is never replaced.
+        raise ReportNotWritten(f"cannot write the report to {target}: it is a folder")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ReportNotWritten(f"cannot write the report to {target}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ReportNotWritten(f"cannot write the report to {target}: {exc.strerror}") from None
         raise
+
+
+class ReportNotWritten(OSError):
+    """A report file (``--output-file``, ``--sarif-file``) could not be written: said in
+    one line, exit code 2."""
 
 
 def print_checksum(path: Path) -> str:
@@ -693,6 +706,9 @@ def _main(args: argparse.Namespace) -> int:
         return run(args)
     except (ConfigError, SchemaConfigError) as exc:
         return _fail(args, str(exc))
+    except ReportNotWritten as exc:
+        say("error", str(exc))
+        return EXIT_ERROR
     except KeyboardInterrupt:
         say("error", "interrupted")
         return EXIT_ERROR

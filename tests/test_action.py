@@ -83,6 +83,11 @@ def test_readme_workflow_settings():
     assert job["permissions"] == {"contents": "read", "security-events": "write"}
     checkout = job["steps"][0]
     assert checkout["with"] == {"persist-credentials": False}  # the action fetches the rest
+    # The report is uploaded from where the action wrote it ($RUNNER_TEMP), never from a
+    # path in the checkout, where the change could plant forged results.
+    lint, upload = job["steps"][1], job["steps"][2]
+    assert "with" not in lint or "sarif-file" not in lint["with"]
+    assert upload["with"]["sarif_file"] == f"${{{{ steps.{lint['id']}.outputs.sarif-file }}}}"
 
 
 def test_constraints_pin_every_runtime_dependency():

@@ -360,3 +360,16 @@ def test_print_checksum_refuses_a_file_that_is_not_a_handoff(capsys):
     handoff = VALID / ".agent/conversations/C-payments-refactor/handoffs/H-001.json"
     assert main(["--print-checksum", str(handoff)]) == 0
     assert capsys.readouterr().out.startswith("sha256:")
+
+
+def test_a_folder_where_a_report_goes_is_refused_not_replaced(tmp_path, capsys):
+    """A checkout may hold a folder at the report's path (forged results inside): exit 2, one
+    line, the folder and its files untouched."""
+    planted = tmp_path / "agent-lint.sarif"
+    (planted / "forged.sarif").parent.mkdir()
+    (planted / "forged.sarif").write_text("{}")
+    assert main([str(VALID), "--no-cache", "--sarif-file", str(planted)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write the report to {planted}: it is a folder" in err
+    assert "internal error" not in err
+    assert [p.name for p in planted.iterdir()] == ["forged.sarif"]
