@@ -582,11 +582,13 @@ class Repository:
                     found.setdefault(path, (full, short, subject))
         return found
 
-    def added_in(self, commit: str, path: str) -> tuple[str, str, str] | None:
-        """``(full id, short id, subject)``: the newest commit up to ``commit`` adding ``path``."""
+    def added_in(self, commit: str, path: str, changes: str = "A") -> tuple[str, str, str] | None:
+        """``(full id, short id, subject)``: the newest commit up to ``commit`` adding ``path``
+        (``changes="AM"``: adding or modifying it, its last change)."""
         done = self._git(
             ["log", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--no-renames",
-             "--no-notes", "--diff-filter=A", "--format=%H%x00%h%x00%s", "-1", commit, "--", path],
+             "--no-notes", f"--diff-filter={changes}", "--format=%H%x00%h%x00%s", "-1", commit,
+             "--", path],
         )  # fmt: skip
         if done.returncode != 0:
             return None

@@ -123,6 +123,21 @@ def test_git_history_fixture_matches_golden(tmp_path, capsys, update_goldens):
     assert reported == expected_rows(fixture)[:3]
 
 
+def test_a_pin_is_named_by_the_commit_that_set_it(tmp_path, capsys):
+    """AL606 names where the reference was pinned, not the commit that added it as null."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "git-history" / "base", repo)
+    ref = repo / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "added unpinned")
+    write_json(ref, {"file": "/home/ana/.pi/agent/sessions/a.jsonl"})
+    pinned = commit_all(repo, "the pin")
+    write_json(ref, {"file": "/home/ana/.pi/agent/sessions/b.jsonl"})
+    code, out = lint(repo, capsys, "--base", "main", "--select", "AL6")
+    assert code == 1
+    assert f'in {pinned[:7]} ("the pin") and is write-once' in out
+
+
 def write_json(path: Path, data: object) -> None:
     """Write ``data`` as indented JSON at ``path``."""
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -674,6 +674,15 @@ class _MergedIn:
             self.cache[path] = self._named(found)
         return self.cache[path]
 
+    def last_changed(self, path: str) -> str:
+        """The base commit that last added or modified a file (where a write-once file was
+        pinned), named as :meth:`__call__` names the one that added it."""
+        try:
+            found = self.repo.added_in(self.merge_base, path, "AM")
+        except GitError:
+            found = None
+        return self._named(found)
+
     def prefetch(self, paths: Iterable[str]) -> None:
         """Name the commits that added several files with one ``git log``."""
         wanted = {path for path in paths if path not in self.cache}

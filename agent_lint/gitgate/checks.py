@@ -53,6 +53,9 @@ class Provenance(Protocol):
     def prefetch(self, paths: Iterable[str]) -> None:
         """A hint: ``paths`` will be named soon (one git process for them all)."""
 
+    def last_changed(self, path: str) -> str:
+        """The commit that last added or modified ``path`` (where a pin was set)."""
+
 
 @record(repr=True)
 class Comparison:
@@ -383,7 +386,7 @@ def _protected(
         return GateProblem(
             GateIssue.WRITE_ONCE_CHANGED,
             shown,
-            f"{name} was pinned to {quote(pinned)} in {c.merged_in(path)} and is "
+            f"{name} was pinned to {quote(pinned)} in {c.merged_in.last_changed(path)} and is "
             f"write-once; it was {how}",
             line=span.line if span is not None else 1,
             column=span.column if span is not None else 1,
