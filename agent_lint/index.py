@@ -515,10 +515,18 @@ class RepoIndex:
         Writers name files from the root of the repository that holds ``.agent/``
         (``.agent/decisions/D-1.json``). A store committed as its own repository (the
         agent dir is the root; one with a ``.agent/`` folder would have been its agent
-        dir) holds that file at ``decisions/D-1.json``.
+        dir) holds that file at ``decisions/D-1.json``; a store kept deeper by the
+        ``agent-dir`` setting (``services/pay/.agent``) holds it at
+        ``services/pay/.agent/decisions/D-1.json``.
         """
-        if not self.agent_prefix and path.startswith(".agent/"):
+        if not path.startswith(".agent/"):
+            return path
+        if not self.agent_prefix:
             return path[len(".agent/") :]
+        if self.agent_prefix.endswith("/.agent"):
+            # ``agent-dir = "services/pay/.agent"``: its writers name files from the folder
+            # that holds it, as a run on ``services/pay`` reads them.
+            return self.agent_prefix + path[len(".agent") :]
         return path
 
     def hides(self, path: str) -> bool:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
-from conftest import codes
+from conftest import FIXTURES, codes
 from records import conversation, decision, mission, waitpoint
+
+from agent_lint.linter import lint_paths
 
 
 def only(result, prefix="AL3"):
@@ -461,3 +464,19 @@ def test_current_milestone_must_be_a_milestone_of_the_mission(lint_tree):
         {"missions/M-001/mission.json": mission(current_milestone_id="MS-007")}
     ).diagnostics
     assert d.code == "AL301" and d.pointer == "/current_milestone_id"
+
+
+def test_record_paths_of_a_store_kept_deeper_by_agent_dir_name_it_from_its_folder(tmp_path):
+    """``agent-dir = "services/pay/.agent"``: ``.agent/…`` paths its writers wrote from
+    ``services/pay`` resolve there, as a run on ``services/pay`` resolves them."""
+    repo = tmp_path / "mono"
+    shutil.copytree(FIXTURES / "valid", repo / "services/pay")
+    (repo / ".agent-lint.toml").write_text('agent-dir = "services/pay/.agent"\n')
+    (repo / "docs").symlink_to(repo / "services/pay/docs")  # non-.agent paths: root-relative
+    result = lint_paths([repo], cache=None)
+    assert [d.code for d in result.diagnostics] == []
+    assert result.files_checked == lint_paths([repo / "services/pay"]).files_checked
+    meta = repo / "services/pay/.agent/conversations/C-onboarding/meta.json"
+    meta.write_text(meta.read_text().replace("/summary.md", "/gone.md", 1))
+    [gone] = lint_paths([repo]).diagnostics
+    assert gone.code == "AL302" and ".agent/conversations/C-onboarding/gone.md" in gone.message
