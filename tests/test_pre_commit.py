@@ -256,3 +256,35 @@ def test_an_older_configuration_with_three_hooks_prints_no_finding_twice(tmp_pat
     assert shown.count("AL410") == 1  # reported by the agent-lint hook alone
     assert "AL503" not in shown  # fixed by the agent-lint hook; nothing left for agent-lint-fix
     assert json.loads(state.read_text())["latest_handoff_id"] == "H-003"
+
+
+def readme_subfolder_hooks() -> str:
+    """The README's hooks for an agent dir in a subfolder, in the recommended configuration."""
+    [hooks] = [
+        b
+        for b in re.findall(r"```yaml\n(.*?)```", README, flags=re.S)
+        if b.lstrip().startswith("- id: agent-lint") and "services/pay" in b
+    ]
+    head = readme_config().split("hooks:")[0]
+    return f"{head}hooks:\n{hooks}"
+
+
+@pytest.mark.slow
+def test_the_hooks_for_a_subfolder_store_check_it(tmp_path, hook_repository):
+    """``services/pay/.agent`` with the README's ``files`` and ``args``: the gate and the
+    checks run on it (without the folder named, the hooks would find no store and pass)."""
+    hooks, rev, home = hook_repository
+    env = _pre_commit_env(tmp_path, home)
+    repo = tmp_path / "mono"
+    shutil.copytree(FIXTURES / "valid", repo / "services/pay")
+    git(repo, "init", "-q", "-b", "main")
+    _install_hooks(repo, env, hooks, rev, readme_subfolder_hooks())
+    first = _commit(repo, env, "a service's agent state")
+    assert first.returncode == 0, first.stdout + first.stderr
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    handoff = repo / "services/pay" / CONV / "handoffs/H-002.json"
+    handoff.write_text(handoff.read_text().replace('"task_complete"', '"AGENT"'))
+    refused = _commit(repo, env, "rewrite H-002")
+    shown = refused.stdout + refused.stderr
+    assert refused.returncode != 0
+    assert "AL104" in shown and "AL601" in shown

@@ -78,6 +78,7 @@ CHECKED: dict[tuple[str, str, int], str] = {
     ("Quick start", "sh", 3): "test_readme::test_test_command_is_what_ci_runs",
     ("The merge gate", "text", 1): "illustration",
     ("pre-commit", "yaml", 1): "test_pre_commit::test_real_pre_commit_blocks_fixes_and_passes",
+    ("pre-commit", "yaml", 2): "test_pre_commit::test_the_hooks_for_a_subfolder_store_check_it",
     ("GitHub Action", "yaml", 1): "test_action::test_actionlint_and_zizmor_are_clean",
     ("Configuration", "toml", 1): "test_readme::test_full_configuration_is_valid_and_useful",
     ("Configuration", "toml", 2): "test_readme::test_limits_example_shows_every_default",
