@@ -526,7 +526,7 @@ class RepoIndex:
         if self.agent_prefix.endswith("/.agent"):
             # ``agent-dir = "services/pay/.agent"``: its writers name files from the folder
             # that holds it, as a run on ``services/pay`` reads them.
-            return self.agent_prefix + path[len(".agent") :]
+            return f"{self.agent_prefix}/{path[len('.agent/') :]}"
         return path
 
     def hides(self, path: str) -> bool:

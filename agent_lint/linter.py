@@ -611,6 +611,9 @@ def _pass_over_files(
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
     steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
+    ignored = _ignored_by_git(target) if fs.on_disk and replay is None else None
+    if ignored:
+        steps = _tracked_only(steps, ignored, result.files)
     ahead = _CheckedAhead()  # files other processes check while this loop runs
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
@@ -806,6 +809,78 @@ def _edits_refused(outcome: gitgate.Outcome, config: Config) -> set[str]:
         if shown is not None and shown.severity is Severity.ERROR and shown.path in outcome.merged:
             refused.add(shown.path)
     return refused
+
+
+def _ignored_by_git(target: Target) -> frozenset[str] | None:
+    """The paths (relative to the root, folders ending in ``/``) under the agent dir that
+    git's ignore rules exclude and the index does not track: local files such as the
+    runtime's own ``sessions/S-*.json``, which a clone or CI never has. None when no
+    repository holds the agent dir or no ignore file could exclude anything there (git is
+    not run then); the rules are those of ``.gitignore`` files from the repository's top
+    down to the agent dir and ``.git/info/exclude``."""
+    agent_dir = Path(os.path.realpath(target.agent_dir))
+    top = next((f for f in (agent_dir, *agent_dir.parents) if os.path.lexists(f / ".git")), None)
+    if top is None:
+        return None
+    sources = [top / ".git" / "info" / "exclude"]
+    folder = agent_dir
+    while True:
+        sources.append(folder / ".gitignore")
+        if folder == top:
+            break
+        folder = folder.parent
+    if not any(_has_rules(source) for source in sources):
+        return None
+    from agent_lint.gitplumbing import GitError, Repository, decode
+
+    repo = Repository.discover(agent_dir)
+    if repo is None:
+        return None
+    inside = os.path.relpath(agent_dir, os.path.realpath(repo.top)).replace(os.sep, "/")
+    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    try:
+        listed = repo.run(*args, "--", inside)
+    except GitError:
+        return None
+    root = os.path.realpath(target.root)
+    found = set()
+    for name in decode(listed).split("\0"):
+        if name:
+            full = os.path.join(os.path.realpath(repo.top), name.rstrip("/"))
+            shown = os.path.relpath(full, root).replace(os.sep, "/")
+            found.add(shown + "/" if name.endswith("/") else shown)
+    return frozenset(found)
+
+
+def _has_rules(source: Path) -> bool:
+    """Whether an ignore file holds a rule (``git init`` writes an ``info/exclude`` of
+    comments only); a file that cannot be read counts as holding one."""
+    try:
+        with open(source, "rb") as handle:
+            text = handle.read(1 << 20)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return any(line.strip() and not line.lstrip().startswith(b"#") for line in text.splitlines())
+
+
+def _tracked_only(
+    steps: Iterable[tuple[Entry, str, Match | None]],
+    ignored: frozenset[str],
+    files: list[tuple[str, str]],
+) -> Iterator[tuple[Entry, str, Match | None]]:
+    """The steps less the files git ignores (:func:`_ignored_by_git`), each named in
+    ``files`` (``--show-files``): they are not part of what the repository commits."""
+    for step in steps:
+        path = step[1]
+        parts = path.split("/")
+        if path in ignored or any(
+            "/".join(parts[:n]) + "/" in ignored for n in range(1, len(parts))
+        ):
+            files.append((path, "not read: ignored by git (.gitignore), not committed"))
+            continue
+        yield step
 
 
 def _gate_outcome(

@@ -316,7 +316,9 @@ def test_a_markdown_anchor_in_the_git_folder_is_not_read(tmp_path):
     (repo / ".git" / "notes.md").write_text("# secret heading\n", encoding="utf-8")
     note = repo / CONV / "summary.md"
     note.write_text("[a](../../../.git/notes.md#nope) [b](../../../.git/notes.md#secret-heading)\n")
-    assert findings(repo) == []  # neither read (no AL3xx about the anchor) nor quoted
+    # Neither read (no finding about the anchor) nor quoted: links into .git are AL303.
+    assert [code for code, *_ in findings(repo)] == ["AL303", "AL303"]
+    assert all("points into a .git folder" in d.message for d in lint_paths([repo]).diagnostics)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,69 @@
+"""Files git ignores are not the repository's: a clone or CI never has them.
+
+The runtime's own ``.agent/.gitignore`` keeps ``sessions/S-*.json`` local to each
+machine; a session file there must not make a colleague's committed handoff an error on
+one machine and not in CI. Such files are named by ``--show-files``, never read.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from conftest import FIXTURES
+from gitrepo import git
+
+from agent_lint.cli import main
+
+BROKEN = '{"decision_id": "D-999",'  # does not parse
+
+
+def _shown(out: str, path: str) -> str:
+    """How ``--show-files`` describes ``path``."""
+    [line] = [line for line in out.splitlines() if line.split(" ", 1)[0] == path]
+    return line[len(path) :].strip()
+
+
+def _repository(tmp_path: Path) -> Path:
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".agent/decisions/D-999.json").write_text(BROKEN)
+    return repo
+
+
+def test_an_ignored_file_is_named_and_not_read(tmp_path, capsys):
+    repo = _repository(tmp_path)
+    assert main([str(repo), "--no-cache"]) == 1  # not ignored: its AL001
+    assert "AL001" in capsys.readouterr().out
+    (repo / ".agent/.gitignore").write_text("decisions/D-9*.json\n")
+    assert main([str(repo), "--no-cache"]) == 0
+    capsys.readouterr()
+    main([str(repo), "--no-cache", "--show-files"])
+    shown = _shown(capsys.readouterr().out, ".agent/decisions/D-999.json")
+    assert shown == "not read: ignored by git (.gitignore), not committed"
+
+
+def test_rules_from_the_top_and_info_exclude_apply_and_a_tracked_file_is_read(tmp_path, capsys):
+    repo = _repository(tmp_path)
+    (repo / ".git/info").mkdir(parents=True, exist_ok=True)
+    (repo / ".git/info/exclude").write_text(".agent/decisions/D-999.json\n")
+    assert main([str(repo), "--no-cache"]) == 0
+    capsys.readouterr()
+    (repo / ".git/info/exclude").write_text("")
+    (repo / ".gitignore").write_text("D-999.json\n")
+    assert main([str(repo), "--no-cache"]) == 0
+    capsys.readouterr()
+    git(repo, "add", "-f", ".agent/decisions/D-999.json")  # committed despite the rule
+    assert main([str(repo), "--no-cache"]) == 1
+    assert "AL001" in capsys.readouterr().out
+
+
+def test_an_ignored_folder_is_not_walked(tmp_path, capsys):
+    repo = _repository(tmp_path)
+    (repo / ".gitignore").write_text(".agent/decisions/\n")
+    git(repo, "add", "-f", ".agent/decisions/index.json")  # one tracked file stays
+    main([str(repo), "--no-cache", "--show-files"])
+    out = capsys.readouterr().out
+    assert _shown(out, ".agent/decisions/D-999.json").startswith("not read: ignored by git")
+    assert _shown(out, ".agent/decisions/index.json") == "decision index"
