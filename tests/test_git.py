@@ -23,6 +23,7 @@ from gitrepo import (
 
 from agent_lint.cli import main
 from agent_lint.linter import lint_paths
+from agent_lint.profiles.cortex.checksum import compute
 
 MODES = ["worktree", "staged"]
 
@@ -470,9 +471,14 @@ def test_fix_derives_nothing_from_a_merged_handoff_the_change_edited(tmp_path, c
     assert main([str(repo), "--base", "main", "--fix", "--unsafe-fixes"]) == 1
     assert "AL601" in capsys.readouterr().out
     assert [path.read_bytes() for path in derived] == before
-    # A new handoff is what --fix follows.
+    # A new handoff that continues the chain is what --fix follows.
     git(repo, "checkout", "-q", ".")
-    add_conversation_handoff(repo, 4)
+    added = add_conversation_handoff(repo, 4)
+    record = json.loads(added.read_text())
+    handed_to = json.loads((repo / CONV / "handoffs/H-003.json").read_text())["to_agent"]
+    record["from_agent"] = {**record["from_agent"], "agent_id": handed_to["agent_id"]}
+    record["checksum"] = compute(record)
+    added.write_text(json.dumps(record, indent=2) + "\n")
     main([str(repo), "--base", "main", "--fix", "--unsafe-fixes"])
     capsys.readouterr()
     assert json.loads(derived[1].read_text())["latest_handoff_id"] == "H-004"

@@ -297,3 +297,68 @@ def test_a_misnamed_handoff_whose_finding_is_off_leaves_the_gap_reported(lint_tr
 def test_a_boolean_turn_count_is_the_schemas_finding_alone(lint_tree):
     files = edited(tree(), META, turn_count=True)
     assert [d.code for d in lint_tree(files).diagnostics] == ["AL103"]
+
+
+H3 = "conversations/C-1/handoffs/H-003.json"
+STATE = "conversations/C-1/handoffs/state.json"
+
+
+def _latest_written_as(files: dict, **changes) -> dict:
+    """H-003 written with ``changes`` (its checksum recomputed), and the checksum and time
+    mirrors updated from it, as the runtime writes them; meta.json's other mirrors keep the
+    values the chain expects."""
+    files = copy.deepcopy(files)
+    record = files[H3]
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            record[key] = {**record[key], **value}
+        else:
+            record[key] = value
+    rehash(record)
+    files[STATE].update(checksum=record["checksum"], updated_at=record["timestamp"])
+    files[META]["handoffs"][-1]["checksum"] = record["checksum"]
+    files[META]["state"]["checksum"] = record["checksum"]
+    return files
+
+
+def _planned(result) -> list[str]:
+    from agent_lint import fixer
+
+    return sorted(e.path.rsplit("/", 1)[-1] for e in fixer.plan(result.indexes[0], True))
+
+
+def test_a_latest_handoff_that_breaks_the_chain_is_its_finding_alone(lint_tree):
+    """A mistyped from_agent is its AL404; meta.json, which has the right agent, is not
+    also an AL406, and --fix --unsafe-fixes does not copy the typo into it."""
+    files = _latest_written_as(tree(handoffs=3, turns=6), from_agent={"agent_id": "typo"})
+    result = lint_tree(files, unsafe_fixes=True)
+    assert codes(result) == ["AL404"]
+    assert _planned(result) == []
+
+
+def test_a_back_dated_latest_handoff_is_its_finding_alone(lint_tree):
+    files = _latest_written_as(tree(handoffs=3, turns=6), timestamp="2026-11-01T09:00:00Z")
+    files[META]["handoffs"][-1]["timestamp"] = "2026-11-03T10:00:00Z"  # as it should be
+    result = lint_tree(files, unsafe_fixes=True)
+    assert codes(result) == ["AL402"]
+    assert _planned(result) == []
+
+
+def test_a_missing_latest_turn_file_is_the_handoffs_finding_alone(lint_tree):
+    """Turn 0006 gone while H-003, meta.json and state.json all say 6: one AL405, and no
+    fix rewrites the counters down to 5 against the handoff."""
+    files = tree(handoffs=3, turns=6)
+    del files["conversations/C-1/turns/0006.yaml"]
+    result = lint_tree(files, unsafe_fixes=True)
+    assert codes(result) == ["AL405"]
+    assert _planned(result) == []
+
+
+def test_what_a_faulty_latest_handoff_does_not_explain_is_still_reported(lint_tree):
+    """state.json still naming H-002, and a turn counter that is neither the turn files'
+    nor the handoff's, are facts of their own."""
+    files = _latest_written_as(tree(handoffs=3, turns=6), from_agent={"agent_id": "typo"})
+    files[STATE]["latest_handoff_id"] = "H-002"
+    files[META]["turn_count"] = 3
+    found = codes(lint_tree(files))
+    assert sorted(found) == ["AL404", "AL410", "AL503"]

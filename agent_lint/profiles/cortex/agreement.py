@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
@@ -132,7 +132,10 @@ def _state(
     conversation: Conversation,
     reported: Callable[[Handoff], bool],
     renamed: Mapping[str, str],
+    disputed: Collection[str] = (),
 ) -> Iterator[Diagnostic]:
+    """AL502/AL503: state.json exists and agrees with the latest handoff, except in the
+    ``disputed`` fields, which that handoff's own finding is about."""
     expected = conversation.derived_state(reported, renamed)
     latest = conversation.latest()
     if expected is None or latest is None:
@@ -157,7 +160,11 @@ def _state(
         "checksum": has_checksum(latest, reported(latest)),
         "updated_at": f"{latest.id}'s timestamp is",
     }
-    differing = [key for key in _STATE_FIELDS if key not in state or state[key] != expected[key]]
+    differing = [
+        key
+        for key in _STATE_FIELDS
+        if key not in disputed and (key not in state or state[key] != expected[key])
+    ]
     if not differing:
         return
     # One stale state.json is one finding, naming every field that differs.
@@ -209,8 +216,12 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
     conversations = facts_of(index).conversations
     reported = checksum_reported(index)
     renamed = renamed_folders(index)
+    # Imported here: the ordering checks import this module.
+    from agent_lint.profiles.cortex.ordering import disputed_fields, latest_faults
+
     for name in sorted(conversations):
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)
-        yield from _state(conversation, reported, renamed)
+        disputed = disputed_fields(latest_faults(index, conversation))
+        yield from _state(conversation, reported, renamed, disputed)
         yield from _meta(conversation, reported)

@@ -25,13 +25,19 @@ from agent_lint.jsonedit import EditError
 from agent_lint.profiles.cortex.agreement import checksum_reported
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff
-from agent_lint.profiles.cortex.ordering import stale_turn_counters
+from agent_lint.profiles.cortex.ordering import (
+    disputed_fields,
+    latest_faults,
+    stale_turn_counters,
+)
 from agent_lint.validators.identity import renamed_folders
 
 _Plan = Edit | Blocked | None
 
 
 def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
+    if disputed_fields(latest_faults(index, conversation)) & {"updated_at", "latest_turn"}:
+        return None  # state.json does not copy a value its latest handoff has wrong (AL40x)
     derived = conversation.derived_state(checksum_reported(index), renamed_folders(index))
     latest = conversation.latest()
     if derived is None or latest is None:
@@ -63,10 +69,12 @@ def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
 
 
 def _meta_changes(
-    conversation: Conversation, reported: Callable[[Handoff], bool]
+    conversation: Conversation, reported: Callable[[Handoff], bool], faults: set[str]
 ) -> list[tuple[str, Any]]:
     meta, latest = conversation.meta, conversation.latest()
-    if meta is None or conversation.broken:
+    if meta is None or conversation.broken or faults:
+        # No mirror follows a latest handoff that is wrong (its AL40x); the file is
+        # edited once that is settled (a write resolves every finding on the file).
         return []
     turn = conversation.latest_turn()
     changes: list[tuple[str, Any]] = []
@@ -96,7 +104,9 @@ def _meta_changes(
 
 
 def _meta_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    changes = _meta_changes(conversation, checksum_reported(index))
+    changes = _meta_changes(
+        conversation, checksum_reported(index), latest_faults(index, conversation)
+    )
     path = conversation.meta_path
     if not changes or path is None:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -282,13 +282,7 @@ def _handoffs(
                 f"conversation {conversation.name}",
                 pointer="/conversation_id",
             )
-        last_turn = handoff.from_agent.get("last_turn")
-        if isinstance(last_turn, INTEGER) and turn is not None and last_turn > turn:
-            yield LAST_TURN.at(
-                handoff.path,
-                f"from_agent.last_turn {last_turn} is beyond the latest turn {turn:04d}",
-                pointer="/from_agent/last_turn",
-            )
+        yield from _beyond(handoff, turn)
         stem = file_name(handoff.path).removesuffix(".json")
         if stem not in conversation.notes:
             yield _missing_note(index, handoff.path, handoff.note_ref, (f"{stem}.md",))
@@ -297,6 +291,52 @@ def _handoffs(
             # other: two swapped files are their two AL202s, not a broken chain too.
             yield from _pair(previous, handoff)
         previous = handoff
+
+
+def _beyond(handoff: Handoff, turn: int | None) -> Iterator[Diagnostic]:
+    """AL405 when the handoff's ``from_agent.last_turn`` is past the latest turn file."""
+    last_turn = handoff.from_agent.get("last_turn")
+    if isinstance(last_turn, INTEGER) and turn is not None and last_turn > turn:
+        yield LAST_TURN.at(
+            handoff.path,
+            f"from_agent.last_turn {last_turn} is beyond the latest turn {turn:04d}",
+            pointer="/from_agent/last_turn",
+        )
+
+
+def latest_faults(index: RepoIndex, conversation: Conversation) -> set[str]:
+    """The codes of the chain, time and turn findings (AL402, AL404, AL405) the latest
+    handoff has, among those reported as errors.
+
+    While it has one, the handoff is what is wrong, and the mirrors of the fields it is
+    about (:func:`disputed_fields`) are not judged against it nor fixed to follow it: a
+    mistyped ``from_agent`` is its AL404, not also an AL406 on ``meta.json``'s entry for
+    it (which ``--fix --unsafe-fixes`` would make copy the typo), a back-dated timestamp
+    its AL402, not also state.json's ``updated_at``, and a ``last_turn`` past the turn
+    files (a turn file missing) its AL405, not also turn counters to rewrite down."""
+    handoffs = [h for h in conversation.ordered() if h.number >= 0]
+    if not handoffs:
+        return set()
+    latest = handoffs[-1]
+    faults = list(_beyond(latest, conversation.latest_turn()))
+    if len(handoffs) > 1 and handoffs[-2].clean:
+        faults.extend(_pair(handoffs[-2], latest))
+    return {d.code for d in faults if reported_as_error(d.code, index.config, d.path)}
+
+
+#: The fields of a handoff, and of state.json, that mirror what each fault is about.
+_DISPUTED = {
+    "AL402": ("timestamp", "updated_at"),
+    "AL404": ("from_agent",),
+    "AL405": ("from_agent", "latest_turn"),
+}
+
+
+def disputed_fields(faults: set[str]) -> set[str]:
+    """The fields mirrors of the latest handoff are not judged on while it has ``faults``
+    (:func:`latest_faults`): ``timestamp`` and state.json's ``updated_at`` for its AL402,
+    ``from_agent`` for its AL404, and ``from_agent`` and ``latest_turn`` for its AL405."""
+    return {name for code in faults for name in _DISPUTED.get(code, ())}
 
 
 def _missing_note(index: RepoIndex, path: str, note_ref: Any, names: tuple[str, ...]) -> Diagnostic:
@@ -347,14 +387,19 @@ def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
 
 
 def _meta(
-    conversation: Conversation, turn: int | None, reported: Callable[[Handoff], bool]
+    conversation: Conversation,
+    turn: int | None,
+    reported: Callable[[Handoff], bool],
+    faults: set[str],
 ) -> Iterator[Diagnostic]:
     meta, path = conversation.meta, conversation.meta_path
     if meta is None or path is None:
         return
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
     if not conversation.broken:
-        yield from _meta_handoffs(path, meta, handoffs, reported)
+        # The list of ids stands; the latest entry's fields that a fault of the latest
+        # handoff is about are not judged against it.
+        yield from _meta_handoffs(path, meta, handoffs, reported, disputed_fields(faults))
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
         if latest is not None and isinstance(active, dict):
@@ -378,7 +423,7 @@ def _meta(
             )
     if turn is None:
         return
-    stale = stale_turn_counters(meta, turn)
+    stale = stale_turn_counters(meta, turn, disputed_turn(conversation, faults))
     if stale:
         # One fact, the counters behind (or ahead of) the turns: one finding, at the first.
         said = " and ".join(f"{name} {value}" for name, _, value in stale)
@@ -387,10 +432,22 @@ def _meta(
         )
 
 
-def stale_turn_counters(meta: dict[str, Any], turn: int) -> list[tuple[str, str, Any]]:
+def disputed_turn(conversation: Conversation, faults: set[str]) -> Any:
+    """The ``last_turn`` of a latest handoff whose AL405 says it is past the turn files
+    (``faults``: :func:`latest_faults`), else None: a counter that agrees with it is that
+    AL405's fact (a turn file missing, or the handoff wrong), not one to rewrite."""
+    latest = conversation.latest()
+    if latest is None or LAST_TURN.code not in faults:
+        return None
+    return latest.from_agent.get("last_turn")
+
+
+def stale_turn_counters(
+    meta: dict[str, Any], turn: int, disputed: Any = None
+) -> list[tuple[str, str, Any]]:
     """``meta.json``'s turn counters that are not ``turn``: (name, pointer, value) of
     ``turn_count`` and ``state.latest_turn``, where they are integers (another type is
-    the schema's finding)."""
+    the schema's finding) and not the ``disputed`` value (:func:`disputed_turn`)."""
     state = meta.get("state")
     counters = [
         ("turn_count", "/turn_count", meta.get("turn_count")),
@@ -403,7 +460,7 @@ def stale_turn_counters(meta: dict[str, Any], turn: int) -> list[tuple[str, str,
     return [
         c
         for c in counters
-        if isinstance(c[2], INTEGER) and not isinstance(c[2], bool) and c[2] != turn
+        if isinstance(c[2], INTEGER) and not isinstance(c[2], bool) and c[2] not in (turn, disputed)
     ]
 
 
@@ -411,7 +468,11 @@ _MIRRORED = ("from_agent", "to_agent", "timestamp", "reason", "checksum")
 
 
 def _meta_handoffs(
-    path: str, meta: dict[str, Any], handoffs: list[Handoff], reported: Callable[[Handoff], bool]
+    path: str,
+    meta: dict[str, Any],
+    handoffs: list[Handoff],
+    reported: Callable[[Handoff], bool],
+    disputed: Collection[str] = (),
 ) -> Iterator[Diagnostic]:
     entries = meta.get("handoffs")
     if entries is None:
@@ -435,6 +496,8 @@ def _meta_handoffs(
         for key in _MIRRORED:
             if key == "checksum" and last:
                 continue  # the latest checksum is an agreement finding (AL504)
+            if last and key in disputed:
+                continue  # the latest handoff's own finding is about this field
             if (key in entry or mirror[key] is not None) and entry.get(key) != mirror[key]:
                 has = (
                     has_checksum(handoff, lenient)
@@ -514,7 +577,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
             TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
         )
         yield from _handoffs(index, conversation, turn)
-        yield from _meta(conversation, turn, reported)
+        yield from _meta(conversation, turn, reported, latest_faults(index, conversation))
         yield from _turns(conversation)
         yield from _resume(conversation, misnamed)
         yield from _orphan_notes(conversation)
