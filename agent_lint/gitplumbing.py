@@ -154,6 +154,17 @@ def _run(
         raise GitError(f"git {args[0]} failed: {exc}") from exc
 
 
+def ignored_untracked(top: Path, folder: str) -> list[str] | None:
+    """Paths under ``folder`` (a path of the work tree at ``top``) that git's ignore rules
+    exclude and the index does not track, folders ending in ``/``; one git process, None
+    when ``top`` holds no repository git can read."""
+    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    done = _run([*args, "--", folder], top, git_dir=top / ".git", work_tree=top)
+    if done.returncode != 0:
+        return None
+    return [decode(name) for name in done.stdout.split(b"\0") if name]
+
+
 def decode(raw: bytes) -> str:
     """A path from git's output; undecodable bytes survive as surrogates."""
     return raw.decode("utf-8", errors="surrogateescape")

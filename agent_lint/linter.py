@@ -831,24 +831,20 @@ def _ignored_by_git(target: Target) -> frozenset[str] | None:
         folder = folder.parent
     if not any(_has_rules(source) for source in sources):
         return None
-    from agent_lint.gitplumbing import GitError, Repository, decode
+    from agent_lint.gitplumbing import GitError, ignored_untracked
 
-    repo = Repository.discover(agent_dir)
-    if repo is None:
-        return None
-    inside = os.path.relpath(agent_dir, os.path.realpath(repo.top)).replace(os.sep, "/")
-    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    inside = os.path.relpath(agent_dir, top).replace(os.sep, "/")
     try:
-        listed = repo.run(*args, "--", inside)
+        listed = ignored_untracked(top, inside)
     except GitError:
+        return None
+    if listed is None:
         return None
     root = os.path.realpath(target.root)
     found = set()
-    for name in decode(listed).split("\0"):
-        if name:
-            full = os.path.join(os.path.realpath(repo.top), name.rstrip("/"))
-            shown = os.path.relpath(full, root).replace(os.sep, "/")
-            found.add(shown + "/" if name.endswith("/") else shown)
+    for name in listed:
+        shown = os.path.relpath(os.path.join(top, name.rstrip("/")), root).replace(os.sep, "/")
+        found.add(shown + "/" if name.endswith("/") else shown)
     return frozenset(found)
 
 
