@@ -405,8 +405,9 @@ def _lint_target(
     if not holds_state:
         name = agent_prefix if agent_prefix != "." else target.agent_dir.name
         gate_ran = "; the append-only gate still ran" if base else ""
+        where = f"in {name}/" if os.path.lexists(target.agent_dir) else f"here (no {name}/ folder)"
         result.notices.append(
-            f"no {profile.title} agent state found in {name}/; nothing checked{gate_ran}"
+            f"no {profile.title} agent state found {where}; nothing checked{gate_ran}"
         )
         result.files_checked = 0
         found = []  # findings about files of another design are not ours to make

@@ -92,3 +92,14 @@ def test_every_format_shows_every_notice(tmp_path: Path, capsys):
     assert all(any(t in n["message"]["text"] for n in notes) for t in expected)
     summary = summary_file.read_text(encoding="utf-8")
     assert "Nothing checked." in summary and all(t in summary for t in expected)
+
+
+def test_the_notice_does_not_name_a_folder_that_is_not_there(tmp_path: Path, capsys):
+    """A change that removed the store, gated: the notice says there is no .agent/ folder."""
+    from gitrepo import git, make_repo
+
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-rq", ".agent")
+    main([str(repo), "--base", "main", "--no-color"])
+    err = capsys.readouterr().err
+    assert "no Cortex agent state found here (no .agent/ folder); nothing checked" in err
