@@ -294,16 +294,14 @@ def _agent_dir_removed(c: Comparison, protected: dict[str, Kind]) -> GateProblem
         )
     moved = ""
     if c.change_prefix != c.prefix:
-        shown = c.display(c.change_prefix)
-        shown = shown if shown not in ("", ".") else "the repository root"
-        moved = f"; the change's agent dir is {shown}"
+        moved = f"; the change's agent dir is {c.change_prefix or 'the repository root'}"
     return GateProblem(
         GateIssue.AGENT_DIR_REMOVED,
         folder,
         f"the agent dir {c.prefix or '.'} holds {held} merged on {c.base_name} ({such_as}); "
         "the change removes or "
-        f"moves it{moved}. The gate protects the agent dir that {c.base_name}'s "
-        "configuration names",
+        f"moves it{moved}. The gate protects the agent dir that {c.base_name} holds there "
+        "(named by its configuration, or found at the folder this run was given)",
         line=1,
         column=1,
     )
