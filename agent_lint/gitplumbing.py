@@ -165,6 +165,20 @@ def ignored_untracked(top: Path, folder: str) -> list[str] | None:
     return [decode(name) for name in done.stdout.split(b"\0") if name]
 
 
+def ignores(top: Path, path: str) -> bool:
+    """Whether git's ignore rules exclude ``path`` (of the work tree at ``top``; it need not
+    exist) when it is not tracked."""
+    done = _run(
+        ["check-ignore", "-q", "--", path],
+        top,
+        git_dir=top / ".git",
+        work_tree=top,
+        # check-ignore takes paths, not pathspecs: the literal-pathspec guard does not apply.
+        extra_env={"GIT_LITERAL_PATHSPECS": "0"},
+    )
+    return done.returncode == 0
+
+
 def decode(raw: bytes) -> str:
     """A path from git's output; undecodable bytes survive as surrogates."""
     return raw.decode("utf-8", errors="surrogateescape")

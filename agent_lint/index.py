@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -508,6 +508,8 @@ class RepoIndex:
     #: Merged append-only files the change under ``--base`` modified, deleted or renamed:
     #: ``--fix`` derives nothing from what they hold now.
     history_edited: set[str] = field(default_factory=set)
+    #: Whether git's ignore rules exclude a path of the root (None: no rule applies).
+    git_ignores: Callable[[str], bool] | None = field(default=None, repr=False)
 
     def in_repository(self, path: str) -> str:
         """``path``, a path a record names, as this repository holds it.

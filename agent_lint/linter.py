@@ -612,7 +612,10 @@ def _pass_over_files(
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
     steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
-    ignored = _ignored_by_git(target) if fs.on_disk and replay is None else None
+    top = _ignore_rules_top(target) if fs.on_disk else None
+    if top is not None:
+        index.git_ignores = _GitIgnores(top, target.root)
+    ignored = _ignored_by_git(target, top) if top is not None and replay is None else None
     if ignored:
         steps = _tracked_only(steps, ignored, result.files)
     ahead = _CheckedAhead()  # files other processes check while this loop runs
@@ -812,13 +815,10 @@ def _edits_refused(outcome: gitgate.Outcome, config: Config) -> set[str]:
     return refused
 
 
-def _ignored_by_git(target: Target) -> frozenset[str] | None:
-    """The paths (relative to the root, folders ending in ``/``) under the agent dir that
-    git's ignore rules exclude and the index does not track: local files such as the
-    runtime's own ``sessions/S-*.json``, which a clone or CI never has. None when no
-    repository holds the agent dir or no ignore file could exclude anything there (git is
-    not run then); the rules are those of ``.gitignore`` files from the repository's top
-    down to the agent dir and ``.git/info/exclude``."""
+def _ignore_rules_top(target: Target) -> Path | None:
+    """The top of the git work tree holding the agent dir when an ignore file that applies
+    to it holds a rule (``.gitignore`` files from the top down to the agent dir,
+    ``.git/info/exclude``); None otherwise, and git is then not run for ignore rules."""
     agent_dir = Path(os.path.realpath(target.agent_dir))
     top = next((f for f in (agent_dir, *agent_dir.parents) if os.path.lexists(f / ".git")), None)
     if top is None:
@@ -830,10 +830,17 @@ def _ignored_by_git(target: Target) -> frozenset[str] | None:
         if folder == top:
             break
         folder = folder.parent
-    if not any(_has_rules(source) for source in sources):
-        return None
+    return top if any(_has_rules(source) for source in sources) else None
+
+
+def _ignored_by_git(target: Target, top: Path) -> frozenset[str] | None:
+    """The paths (relative to the root, folders ending in ``/``) under the agent dir that
+    git's ignore rules exclude and the index does not track: local files such as the
+    runtime's own ``sessions/S-*.json``, which a clone or CI never has. None when git
+    cannot tell (``top``: :func:`_ignore_rules_top`)."""
     from agent_lint.gitplumbing import GitError, ignored_untracked
 
+    agent_dir = os.path.realpath(target.agent_dir)
     inside = os.path.relpath(agent_dir, top).replace(os.sep, "/")
     try:
         listed = ignored_untracked(top, inside)
@@ -847,6 +854,27 @@ def _ignored_by_git(target: Target) -> frozenset[str] | None:
         shown = os.path.relpath(os.path.join(top, name.rstrip("/")), root).replace(os.sep, "/")
         found.add(shown + "/" if name.endswith("/") else shown)
     return frozenset(found)
+
+
+class _GitIgnores:
+    """Whether git's ignore rules exclude a path of the root (which need not exist): asked
+    by checks of files a repository may keep out of git on purpose (a derived state.json);
+    git runs at the first question, once for each path."""
+
+    def __init__(self, top: Path, root: Path) -> None:
+        self.top, self.root = top, Path(os.path.realpath(root))
+        self.answers: dict[str, bool] = {}
+
+    def __call__(self, path: str) -> bool:
+        if path not in self.answers:
+            from agent_lint.gitplumbing import GitError, ignores
+
+            inside = os.path.relpath(self.root / path, self.top).replace(os.sep, "/")
+            try:
+                self.answers[path] = ignores(self.top, inside)
+            except GitError:
+                self.answers[path] = False
+        return self.answers[path]
 
 
 def _has_rules(source: Path) -> bool:

@@ -67,3 +67,21 @@ def test_an_ignored_folder_is_not_walked(tmp_path, capsys):
     out = capsys.readouterr().out
     assert _shown(out, ".agent/decisions/D-999.json").startswith("not read: ignored by git")
     assert _shown(out, ".agent/decisions/index.json") == "decision index"
+
+
+def test_a_state_json_kept_out_of_git_on_purpose_is_not_missing(tmp_path, capsys):
+    """A team that ignores the derived state.json: a clone has none, and that is no AL502."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    git(repo, "init", "-q", "-b", "main")
+    state = repo / ".agent/conversations/C-onboarding/handoffs/state.json"
+    state.unlink()
+    assert main([str(repo), "--no-cache"]) == 1
+    assert "AL502" in capsys.readouterr().out
+    (repo / ".gitignore").write_text("/.agent/conversations/*/handoffs/state.json\n")
+    assert main([str(repo), "--no-cache"]) == 0
+    capsys.readouterr()
+    # --fix writes it all the same (a derived file, local to the machine), and it is then
+    # not read: git ignores it.
+    assert main([str(repo), "--no-cache", "--fix"]) == 0
+    assert state.exists()

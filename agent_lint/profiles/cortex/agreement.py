@@ -133,14 +133,19 @@ def _state(
     reported: Callable[[Handoff], bool],
     renamed: Mapping[str, str],
     disputed: Collection[str] = (),
+    ignores: Callable[[str], bool] | None = None,
 ) -> Iterator[Diagnostic]:
-    """AL502/AL503: state.json exists and agrees with the latest handoff, except in the
-    ``disputed`` fields, which that handoff's own finding is about."""
+    """AL502/AL503: state.json exists (unless git ignores it: ``ignores``) and agrees with
+    the latest handoff, except in the ``disputed`` fields, which that handoff's own
+    finding is about."""
     expected = conversation.derived_state(reported, renamed)
     latest = conversation.latest()
     if expected is None or latest is None:
         return
     if not conversation.state_exists:
+        expected_at = conversation.state_path or f"{conversation.folder}/handoffs/state.json"
+        if ignores is not None and ignores(expected_at):
+            return  # kept out of git on purpose (a derived file): no clone has it
         yield MISSING_STATE.at(
             latest.path,
             f"conversation {conversation.name} has handoffs but no "
@@ -223,5 +228,5 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)
         disputed = disputed_fields(latest_faults(index, conversation))
-        yield from _state(conversation, reported, renamed, disputed)
+        yield from _state(conversation, reported, renamed, disputed, index.git_ignores)
         yield from _meta(conversation, reported)
