@@ -31,7 +31,9 @@ MISSING_STATE = Rule(
     "missing-handoff-state",
     "A conversation with handoffs has no handoffs/state.json",
     "Reports a conversation that has handoff files but no `handoffs/state.json`. Agents "
-    "rebuild the current context from state.json plus the latest handoff. `--fix` writes it.",
+    "rebuild the current context from state.json plus the latest handoff. `--fix` writes it. "
+    "A state.json that the repository's git ignore rules exclude is kept out of git on "
+    "purpose: its absence is not reported.",
     "handoffs/H-001.json without handoffs/state.json",
     "handoffs/state.json derived from H-001.json",
     fix=Fix.SAFE,
