@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from agent_lint.config import LIMITS, Config, ConfigError, load_config, over_limit
+from agent_lint.config import LIMITS, Config, ConfigError, in_git_folder, load_config, over_limit
 from agent_lint.fileio import NotRead, check_regular, in_git_dir
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
 from agent_lint.frozen import frozen
@@ -234,14 +234,44 @@ def find_target(
 
 def _left_repository(start: Path) -> Path | None:
     """The git repository whose folder holds ``start`` as written but that ``start``
-    leaves through a symbolic link (a change can commit ``services/pay`` as a link to
-    any folder of the machine); None when it stays inside, or no repository holds it."""
+    leaves through a link the repository tracks (a change can commit ``services/pay``, or
+    ``services``, as a link to any folder of the machine); None when it stays inside, no
+    repository holds it, or the link is the user's own (untracked: a link in a home
+    folder kept in git, to a checkout elsewhere).
+
+    The repository is found among the folders above ``start`` that no link leads
+    through, so a link on the way cannot lend it another one's ``.git``."""
+    top = None
     for folder in start.parents:
-        if os.path.lexists(folder / ".git"):
-            top = os.path.realpath(folder)
-            real = os.path.realpath(start)
-            return None if real == top or real.startswith(top.rstrip(os.sep) + os.sep) else folder
-    return None
+        if os.path.realpath(folder) == str(folder) and os.path.lexists(folder / ".git"):
+            top = folder
+            break
+    if top is None:
+        return None
+    real = os.path.realpath(start)
+    if real == str(top) or real.startswith(str(top).rstrip(os.sep) + os.sep):
+        return None
+    link = top
+    for part in start.relative_to(top).parts:
+        link = link / part
+        if os.path.islink(link):
+            break  # the first link on the way out
+    return top if _tracks_path(top, link) else None
+
+
+def _tracks_path(top: Path, path: Path) -> bool:
+    """Whether the repository at ``top`` tracks ``path`` (in its index); True when git
+    cannot tell, so that a link nothing vouches for is not followed."""
+    from agent_lint.gitplumbing import GitError, Repository
+
+    try:
+        repo = Repository.discover(top)
+        if repo is None:
+            return True
+        relative_path = os.path.relpath(path, os.path.realpath(repo.top)).replace(os.sep, "/")
+        return bool(repo.ls_index([relative_path]))
+    except (GitError, OSError):
+        return True
 
 
 def _nothing(where: str, profiles: tuple[Profile, ...]) -> str:
@@ -288,9 +318,12 @@ def agent_dir_problem(target: Target, fs: FileSystem = DISK) -> EntryProblem | N
     """AL706 when the agent dir resolves outside the repository (it is then never read)."""
     real = _realpath(str(target.agent_dir), fs)
     root_real = _realpath(str(target.root), fs) or str(target.root)
+    shown = relative(str(target.agent_dir), str(target.root))
     if real is not None and _inside(real, root_real):
+        if in_git_folder(real[len(root_real) :].split(os.sep)):
+            return storage.agent_dir_outside(shown, into_git=True)
         return None
-    return storage.agent_dir_outside(relative(str(target.agent_dir), str(target.root)))
+    return storage.agent_dir_outside(shown)
 
 
 def top_folders(target: Target, fs: FileSystem = DISK) -> set[str]:

@@ -33,7 +33,7 @@ from agent_lint.discovery import (
     top_folders,
     walk,
 )
-from agent_lint.fileio import content_digest
+from agent_lint.fileio import NotRead, content_digest, read_regular
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
 from agent_lint.frozen import field, record, replace
@@ -879,13 +879,16 @@ class _GitIgnores:
 
 def _has_rules(source: Path) -> bool:
     """Whether an ignore file holds a rule (``git init`` writes an ``info/exclude`` of
-    comments only); a file that cannot be read counts as holding one."""
-    try:
-        with open(source, "rb") as handle:
-            text = handle.read(1 << 20)
-    except FileNotFoundError:
+    comments only). It is read only as a regular file, never through a link, a FIFO or a
+    device (which could block the run); any other file counts as holding one, and git,
+    which follows no link to an ignore file, decides."""
+    if not os.path.lexists(source):
         return False
-    except OSError:
+    if os.path.islink(source):
+        return True
+    try:
+        text = read_regular(source, 1 << 20)
+    except NotRead:
         return True
     return any(line.strip() and not line.lstrip().startswith(b"#") for line in text.splitlines())
 

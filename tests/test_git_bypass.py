@@ -354,3 +354,36 @@ def test_a_store_the_change_adds_below_a_merged_one_is_not_a_removal(tmp_path, c
     shutil.copytree(FIXTURES / "valid", repo / "services/pay/api")
     code, gate = _gate_on(repo, capsys, "worktree", "services/pay/api")
     assert (code, gate) == (0, [])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need a POSIX file system")
+@pytest.mark.parametrize("mode", MODES)
+def test_a_folder_above_the_named_one_made_a_link_is_a_finding(tmp_path, capsys, mode):
+    """``services`` made a link to a decoy copy: the named ``services/pay`` is taken as
+    written, and the merged store there is gone (AL607), whatever the decoy holds."""
+    repo = _monorepo(tmp_path)
+    git(repo, "mv", "services", "decoy")
+    os.symlink("decoy", repo / "services")
+    note = repo / "decoy/pay/.agent/conversations/C-payments-refactor/handoffs/H-001.md"
+    note.write_text(note.read_text() + "rewritten\n")
+    code, gate = _gate_on(repo, capsys, mode, "services/pay")
+    assert code == 1 and [c for c, _ in gate] == ["AL607"]
+
+
+def test_the_merge_bases_agent_dir_setting_at_the_named_folder_is_followed(tmp_path, capsys):
+    """The base keeps ``services/pay``'s store at ``var/.agent`` (its own configuration):
+    deleting that configuration and adding a decoy ``services/.agent`` does not move the
+    gate off it."""
+    repo = tmp_path / "mono"
+    shutil.copytree(FIXTURES / "valid", repo / "services/pay")
+    (repo / "services/pay/var").mkdir()
+    (repo / "services/pay/.agent").rename(repo / "services/pay/var/.agent")
+    (repo / "services/pay/.agent-lint.toml").write_text('agent-dir = "var/.agent"\n')
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "a service's agent state, kept in var/")
+    (repo / "services/pay/.agent-lint.toml").unlink()
+    shutil.copytree(FIXTURES / "valid/.agent/decisions", repo / "services/.agent/decisions")
+    rewrite = repo / "services/pay/var/.agent/conversations/C-payments-refactor/handoffs"
+    edit(rewrite / "H-002.json", '"task_complete"', '"timeout"')
+    code, gate = _gate_on(repo, capsys, "worktree", "services/pay")
+    assert code == 1 and [c for c, _ in gate] == ["AL601"]

@@ -7,9 +7,13 @@ one machine and not in CI. Such files are named by ``--show-files``, never read.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from conftest import FIXTURES
 from gitrepo import git
 
@@ -85,3 +89,15 @@ def test_a_state_json_kept_out_of_git_on_purpose_is_not_missing(tmp_path, capsys
     # not read: git ignores it.
     assert main([str(repo), "--no-cache", "--fix"]) == 0
     assert state.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_an_ignore_file_that_links_to_a_fifo_does_not_block_the_run(tmp_path):
+    repo = _repository(tmp_path)
+    os.mkfifo(tmp_path / "fifo")
+    (repo / ".agent/.gitignore").symlink_to(tmp_path / "fifo")
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_lint", str(repo), "--no-cache"],
+        stdin=subprocess.PIPE, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1 and "AL001" in done.stdout  # read on, D-999 not ignored

@@ -387,3 +387,47 @@ def test_a_named_folder_that_links_out_of_its_repository_is_not_read(tmp_path, c
     assert not state.exists()
     assert main([str(outside), "--no-cache"]) == 1  # named as itself, it is linted
     assert "AL502" in capsys.readouterr().out
+
+
+def test_a_folder_on_the_way_that_links_out_is_not_read(tmp_path, capsys):
+    """``services`` committed as a link to another checkout that has ``pay/.agent``: that
+    checkout's ``.git`` does not make the path inside (a usage error, nothing written)."""
+    sibling = tmp_path / "sibling"
+    shutil.copytree(FIXTURES / "valid", sibling / "pay")
+    git(sibling, "init", "-q", "-b", "main")
+    state = sibling / "pay" / CONV / "handoffs/state.json"
+    state.unlink()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    os.symlink(sibling, repo / "services")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "services is a link out")
+    assert main([str(repo / "services/pay"), "--fix"]) == 2
+    assert "leads outside the repository" in capsys.readouterr().err
+    assert not state.exists()
+
+
+def test_a_users_own_link_to_a_checkout_from_a_folder_kept_in_git_is_followed(tmp_path, capsys):
+    """A home folder kept in git (dotfiles) and ``~/work/proj`` an untracked link to a
+    checkout elsewhere: the user named it, no repository commits it, it is linted."""
+    home, data = tmp_path / "home", tmp_path / "data"
+    shutil.copytree(FIXTURES / "valid", data / "proj")
+    git(data / "proj", "init", "-q", "-b", "main")
+    (home / "work").mkdir(parents=True)
+    git(home, "init", "-q", "-b", "main")
+    os.symlink(data / "proj", home / "work/proj")
+    assert main([str(home / "work/proj"), "--no-cache"]) == 0
+
+
+def test_an_agent_dir_or_a_path_that_leads_into_git_through_a_link_is_not_read(tmp_path):
+    repo = make_repo(tmp_path)
+    os.symlink(".git", repo / "gitdir")
+    note = repo / CONV / "summary.md"
+    note.write_text("[a](../../../gitdir/HEAD) [b](../../../gitdir/refs/heads/no-such)\n")
+    found = lint_paths([repo]).diagnostics
+    assert [d.code for d in found] == ["AL303", "AL303"]
+    assert all("points into a .git folder" in d.message for d in found)
+    (repo / ".agent-lint.toml").write_text('agent-dir = "gitdir"\n')
+    [finding] = lint_paths([repo]).diagnostics
+    assert finding.code == "AL706" and "resolves into a .git folder" in finding.message

@@ -423,6 +423,18 @@ def fork_point(head: str, graph: dict[str, list[str]]) -> str | None:
     return commit
 
 
+def _as_written(path: Path, top: Path) -> str | None:
+    """``path`` (absolute, as the command line names it) as a repository path of ``top``
+    with no link in it followed, so that a change making a folder on the way a link does
+    not move it; where it does not begin with ``top`` as written, as :func:`_relative`."""
+    written, physical = os.path.normpath(str(path)), os.path.realpath(top)
+    if written == physical:
+        return ""
+    if written.startswith(physical.rstrip(os.sep) + os.sep):
+        return written[len(physical.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return _relative(path, top)
+
+
 def _relative(path: Path, top: Path) -> str | None:
     """``path`` as a repository path of ``top`` (its parent folders resolved), or None outside."""
     full = Path(os.path.realpath(path.parent)) / path.name if path.name else path
@@ -599,12 +611,15 @@ class _Settings:
         folder a link to a decoy: the merge-base's store there is compared, and its
         removal is AL608."""
         anchor = self.request.anchor
-        path = _relative(anchor, self.repo.top) if anchor is not None else None
+        path = _as_written(anchor, self.repo.top) if anchor is not None else None
         if path is None or path == self.root:
             return None
         stores = [m.store for m in self.profile(config).markers if m.store]
         folder = path
         while True:
+            named = self._base_agent_dir(folder)
+            if named is not None:
+                return named  # the merge-base's configuration there names its agent dir
             for store in stores:
                 if (folder == store or folder.endswith(f"/{store}")) and self._is_tree(folder):
                     return folder  # the named folder is inside this store
@@ -614,6 +629,27 @@ class _Settings:
             if not folder:
                 return None
             folder = posixpath.dirname(folder)
+
+    def _base_agent_dir(self, folder: str) -> str | None:
+        """The agent dir the merge-base's configuration in ``folder`` names (``agent-dir``),
+        when the merge-base holds it as a folder; None otherwise."""
+        prefix = f"{folder}/" if folder else ""
+        for name in (CONFIG_FILE, "pyproject.toml"):
+            found = self._folder(folder).get(prefix + name)
+            if found is None or not found.is_regular:
+                continue
+            data = self.repo.read_blobs([found.sha]).get(found.sha, b"")
+            try:
+                parsed = gate_config_from_text(data, name, Path(f"{prefix}{name}"))
+            except ConfigError:
+                return None
+            if parsed is None:
+                continue
+            if parsed.agent_dir:
+                named = posixpath.normpath(prefix + parsed.agent_dir)
+                return named if self._is_tree(named) else None
+            return None
+        return None
 
     def _is_tree(self, path: str) -> bool:
         """Whether the merge-base holds a folder at repository path ``path``."""

@@ -437,6 +437,8 @@ class PathChecker:
                     real = ""  # a link on the way cannot be resolved: not followed
                 if real != self.root_real and not real.startswith(self.root_real + os.sep):
                     found = "symlink"
+                elif real and in_git_folder(real[len(self.root_real) :].split(os.sep)):
+                    found = "git"  # through a link into .git: no more told than directly
                 elif not fs.exists(full):
                     found = "missing"
                 if found == "missing" and self.index.hides(normal):

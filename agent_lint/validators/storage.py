@@ -279,11 +279,12 @@ def linked_folder_message(target: str) -> str:
     )
 
 
-def agent_dir_outside(repo_path: str) -> EntryProblem:
-    """AL706 for an agent dir that resolves outside the repository."""
+def agent_dir_outside(repo_path: str, into_git: bool = False) -> EntryProblem:
+    """AL706 for an agent dir that resolves outside the repository (or into its ``.git``
+    folder, git's own files, which are not the repository's)."""
+    where = "into a .git folder" if into_git else "to a folder outside the repository"
     return _named(
         EntryIssue.AGENT_DIR_OUTSIDE,
         repo_path,
-        f"the agent dir {repo_path} resolves to a folder outside the repository; nothing "
-        "in it is read",
+        f"the agent dir {repo_path} resolves {where}; nothing in it is read",
     )
