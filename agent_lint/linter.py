@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from agent_lint import workers
+from agent_lint import gitignored, workers
 from agent_lint.config import Config, ConfigError, Limits, load_config
 from agent_lint.diagnostics import GATE_PREFIX, Diagnostic, Fix, Severity, change_cannot_waive
 from agent_lint.discovery import (
@@ -33,7 +33,7 @@ from agent_lint.discovery import (
     top_folders,
     walk,
 )
-from agent_lint.fileio import NotRead, content_digest, read_regular
+from agent_lint.fileio import content_digest
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
 from agent_lint.frozen import field, record, replace
@@ -612,12 +612,13 @@ def _pass_over_files(
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
     steps: Iterable[tuple[Entry, str, Match | None]] = _steps(target, fs, profile, replay)
-    top = _ignore_rules_top(target) if fs.on_disk else None
+    top = gitignored.rules_top(target.agent_dir) if fs.on_disk else None
     if top is not None:
-        index.git_ignores = _GitIgnores(top, target.root)
-    ignored = _ignored_by_git(target, top) if top is not None and replay is None else None
-    if ignored:
-        steps = _tracked_only(steps, ignored, result.files)
+        index.git_ignores = gitignored.GitIgnores(top, target.root)
+    if top is not None and replay is None:
+        ignored = gitignored.ignored_files(target.root, target.agent_dir, top)
+        if ignored:
+            steps = gitignored.tracked_only(steps, ignored, result.files)
     ahead = _CheckedAhead()  # files other processes check while this loop runs
     if jobs != 1 and replay is None and fs.on_disk:
         steps = list(steps)
@@ -813,102 +814,6 @@ def _edits_refused(outcome: gitgate.Outcome, config: Config) -> set[str]:
         if shown is not None and shown.severity is Severity.ERROR and shown.path in outcome.merged:
             refused.add(shown.path)
     return refused
-
-
-def _ignore_rules_top(target: Target) -> Path | None:
-    """The top of the git work tree holding the agent dir when an ignore file that applies
-    to it holds a rule (``.gitignore`` files from the top down to the agent dir,
-    ``.git/info/exclude``); None otherwise, and git is then not run for ignore rules."""
-    agent_dir = Path(os.path.realpath(target.agent_dir))
-    top = next((f for f in (agent_dir, *agent_dir.parents) if os.path.lexists(f / ".git")), None)
-    if top is None:
-        return None
-    sources = [top / ".git" / "info" / "exclude"]
-    folder = agent_dir
-    while True:
-        sources.append(folder / ".gitignore")
-        if folder == top:
-            break
-        folder = folder.parent
-    return top if any(_has_rules(source) for source in sources) else None
-
-
-def _ignored_by_git(target: Target, top: Path) -> frozenset[str] | None:
-    """The paths (relative to the root, folders ending in ``/``) under the agent dir that
-    git's ignore rules exclude and the index does not track: local files such as the
-    runtime's own ``sessions/S-*.json``, which a clone or CI never has. None when git
-    cannot tell (``top``: :func:`_ignore_rules_top`)."""
-    from agent_lint.gitplumbing import GitError, ignored_untracked
-
-    agent_dir = os.path.realpath(target.agent_dir)
-    inside = os.path.relpath(agent_dir, top).replace(os.sep, "/")
-    try:
-        listed = ignored_untracked(top, inside)
-    except GitError:
-        return None
-    if listed is None:
-        return None
-    root = os.path.realpath(target.root)
-    found = set()
-    for name in listed:
-        shown = os.path.relpath(os.path.join(top, name.rstrip("/")), root).replace(os.sep, "/")
-        found.add(shown + "/" if name.endswith("/") else shown)
-    return frozenset(found)
-
-
-class _GitIgnores:
-    """Whether git's ignore rules exclude a path of the root (which need not exist): asked
-    by checks of files a repository may keep out of git on purpose (a derived state.json);
-    git runs at the first question, once for each path."""
-
-    def __init__(self, top: Path, root: Path) -> None:
-        self.top, self.root = top, Path(os.path.realpath(root))
-        self.answers: dict[str, bool] = {}
-
-    def __call__(self, path: str) -> bool:
-        if path not in self.answers:
-            from agent_lint.gitplumbing import GitError, ignores
-
-            inside = os.path.relpath(self.root / path, self.top).replace(os.sep, "/")
-            try:
-                self.answers[path] = ignores(self.top, inside)
-            except GitError:
-                self.answers[path] = False
-        return self.answers[path]
-
-
-def _has_rules(source: Path) -> bool:
-    """Whether an ignore file holds a rule (``git init`` writes an ``info/exclude`` of
-    comments only). It is read only as a regular file, never through a link, a FIFO or a
-    device (which could block the run); any other file counts as holding one, and git,
-    which follows no link to an ignore file, decides."""
-    if not os.path.lexists(source):
-        return False
-    if os.path.islink(source):
-        return True
-    try:
-        text = read_regular(source, 1 << 20)
-    except NotRead:
-        return True
-    return any(line.strip() and not line.lstrip().startswith(b"#") for line in text.splitlines())
-
-
-def _tracked_only(
-    steps: Iterable[tuple[Entry, str, Match | None]],
-    ignored: frozenset[str],
-    files: list[tuple[str, str]],
-) -> Iterator[tuple[Entry, str, Match | None]]:
-    """The steps less the files git ignores (:func:`_ignored_by_git`), each named in
-    ``files`` (``--show-files``): they are not part of what the repository commits."""
-    for step in steps:
-        path = step[1]
-        parts = path.split("/")
-        if path in ignored or any(
-            "/".join(parts[:n]) + "/" in ignored for n in range(1, len(parts))
-        ):
-            files.append((path, "not read: ignored by git (.gitignore), not committed"))
-            continue
-        yield step
 
 
 def _gate_outcome(

@@ -1,0 +1,111 @@
+"""Files git ignores and does not track: not part of what a repository commits.
+
+The runtime's own ``.agent/.gitignore`` keeps ``sessions/S-*.json`` on each machine; a
+clone or CI never has them, so the lint does not read them (``--show-files`` names
+them), and a derived file a repository keeps out of git on purpose is not missing.
+Git is asked only when an ignore file that applies holds a rule, and an ignore file is
+read only as a regular file (never through a link or from a FIFO).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from agent_lint.fileio import NotRead, read_regular
+
+Step = TypeVar("Step", bound=tuple[object, str, object])
+
+
+def rules_top(agent_dir: Path) -> Path | None:
+    """The top of the git work tree holding ``agent_dir`` when an ignore file that applies
+    to it holds a rule (``.gitignore`` files from the top down to the agent dir,
+    ``.git/info/exclude``); None otherwise, and git is then not run for ignore rules."""
+    folder = Path(os.path.realpath(agent_dir))
+    top = next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
+    if top is None:
+        return None
+    sources = [top / ".git" / "info" / "exclude"]
+    while True:
+        sources.append(folder / ".gitignore")
+        if folder == top:
+            break
+        folder = folder.parent
+    return top if any(_has_rules(source) for source in sources) else None
+
+
+def ignored_files(root: Path, agent_dir: Path, top: Path) -> frozenset[str] | None:
+    """The paths (relative to ``root``, folders ending in ``/``) under ``agent_dir`` that
+    git's ignore rules exclude and the index does not track; None when git cannot tell
+    (``top``: :func:`rules_top`)."""
+    from agent_lint.gitplumbing import GitError, ignored_untracked
+
+    inside = os.path.relpath(os.path.realpath(agent_dir), top).replace(os.sep, "/")
+    try:
+        listed = ignored_untracked(top, inside)
+    except GitError:
+        return None
+    if listed is None:
+        return None
+    real_root = os.path.realpath(root)
+    found = set()
+    for name in listed:
+        full = os.path.join(top, name.rstrip("/"))
+        shown = os.path.relpath(full, real_root).replace(os.sep, "/")
+        found.add(shown + "/" if name.endswith("/") else shown)
+    return frozenset(found)
+
+
+class GitIgnores:
+    """Whether git's ignore rules exclude a path of the root (which need not exist): asked
+    by checks of files a repository may keep out of git on purpose (a derived state.json);
+    git runs at the first question, once for each path."""
+
+    def __init__(self, top: Path, root: Path) -> None:
+        self.top, self.root = top, Path(os.path.realpath(root))
+        self.answers: dict[str, bool] = {}
+
+    def __call__(self, path: str) -> bool:
+        """Whether git ignores ``path`` (relative to the root) when it is not tracked."""
+        if path not in self.answers:
+            from agent_lint.gitplumbing import GitError, ignores
+
+            inside = os.path.relpath(self.root / path, self.top).replace(os.sep, "/")
+            try:
+                self.answers[path] = ignores(self.top, inside)
+            except GitError:
+                self.answers[path] = False
+        return self.answers[path]
+
+
+def tracked_only(
+    steps: Iterable[Step], ignored: frozenset[str], files: list[tuple[str, str]]
+) -> Iterator[Step]:
+    """The walk's steps (``(entry, path, match)``) less the files git ignores
+    (:func:`ignored_files`), each named in ``files`` (``--show-files``)."""
+    for step in steps:
+        path = step[1]
+        parts = path.split("/")
+        if path in ignored or any(
+            "/".join(parts[:n]) + "/" in ignored for n in range(1, len(parts))
+        ):
+            files.append((path, "not read: ignored by git (.gitignore), not committed"))
+            continue
+        yield step
+
+
+def _has_rules(source: Path) -> bool:
+    """Whether an ignore file holds a rule (``git init`` writes an ``info/exclude`` of
+    comments only). A link, a FIFO or a device is never read (it could block the run): it
+    counts as holding one, and git, which follows no link to an ignore file, decides."""
+    if not os.path.lexists(source):
+        return False
+    if os.path.islink(source):
+        return True
+    try:
+        text = read_regular(source, 1 << 20)
+    except NotRead:
+        return True
+    return any(line.strip() and not line.lstrip().startswith(b"#") for line in text.splitlines())
