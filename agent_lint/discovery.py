@@ -233,30 +233,28 @@ def find_target(
 
 
 def _left_repository(start: Path) -> Path | None:
-    """The git repository whose folder holds ``start`` as written but that ``start``
-    leaves through a link the repository tracks (a change can commit ``services/pay``, or
-    ``services``, as a link to any folder of the machine); None when it stays inside, no
-    repository holds it, or the link is the user's own (untracked: a link in a home
-    folder kept in git, to a checkout elsewhere).
+    """The git repository that tracks a link on the way to ``start`` leading out of it
+    (a change can commit ``services/pay``, or ``services``, as a link to any folder of
+    the machine, another checkout included); None when every link on the way stays in
+    the repository that holds it, or is tracked by none (a user's own link).
 
-    The repository is found among the folders above ``start`` that no link leads
-    through, so a link on the way cannot lend it another one's ``.git``."""
-    top = None
-    for folder in start.parents:
-        if os.path.realpath(folder) == str(folder) and os.path.lexists(folder / ".git"):
-            top = folder
-            break
-    if top is None:
-        return None
-    real = os.path.realpath(start)
-    if real == str(top) or real.startswith(str(top).rstrip(os.sep) + os.sep):
-        return None
-    link = top
-    for part in start.relative_to(top).parts:
-        link = link / part
-        if os.path.islink(link):
-            break  # the first link on the way out
-    return top if _tracks_path(top, link) else None
+    The path is followed link by link from the top of the file system: each link is
+    judged by the repository that physically holds it, so a link cannot lend the path
+    another checkout's ``.git``, and a folder reached through links is still checked."""
+    parts = start.parts
+    current = Path(parts[0]) if parts else Path(os.sep)
+    for part in parts[1:]:
+        step = current / part
+        if not os.path.islink(step):
+            current = step
+            continue
+        target = Path(os.path.realpath(step))
+        top = next((f for f in (current, *current.parents) if os.path.lexists(f / ".git")), None)
+        inside = top is not None and (target == top or top in target.parents)
+        if top is not None and not inside and _tracks_path(top, step):
+            return top
+        current = target
+    return None
 
 
 def _tracks_path(top: Path, path: Path) -> bool:

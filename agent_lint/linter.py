@@ -431,8 +431,9 @@ def _lint_target(
     result.limits = roots
     kept_findings = []
     for diagnostic in found:
-        if roots and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
-            continue
+        limited = roots and not diagnostic.code.startswith(GATE_PREFIX)
+        if limited and not any(_within(target.root / diagnostic.path, limit) for limit in roots):
+            continue  # the gate's verdict is on the whole store, whatever path was named
         rules = gate_config if change_cannot_waive(diagnostic.code) else config
         shown = configured(diagnostic, rules)
         if shown is None:
@@ -1320,7 +1321,6 @@ def lint_paths(
         if base or target.config.base:  # the command line's settings for the gate
             from agent_lint import gitgate
 
-            folder = Path(os.path.abspath(named))
             request = gitgate.Request(
                 base or "",
                 staged,
@@ -1328,7 +1328,7 @@ def lint_paths(
                 ignore,
                 explicit_config,
                 list_changed,
-                folder if folder.is_dir() else folder.parent,
+                Path(os.path.abspath(named)),  # as written, whatever the change made it
             )
         prior = replay.replays.get(key) if replay is not None and written is not None else None
         kept = Replay() if record else None

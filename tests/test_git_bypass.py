@@ -387,3 +387,61 @@ def test_the_merge_bases_agent_dir_setting_at_the_named_folder_is_followed(tmp_p
     edit(rewrite / "H-002.json", '"task_complete"', '"timeout"')
     code, gate = _gate_on(repo, capsys, "worktree", "services/pay")
     assert code == 1 and [c for c, _ in gate] == ["AL601"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need a POSIX file system")
+@pytest.mark.parametrize("how", ["file", "link-to-file"])
+def test_the_named_folder_made_a_file_is_a_finding(tmp_path, capsys, how):
+    repo = _monorepo(tmp_path)
+    git(repo, "rm", "-rq", "services/pay")
+    shutil.rmtree(repo / "services/pay", ignore_errors=True)
+    (repo / "services").mkdir(exist_ok=True)
+    if how == "file":
+        (repo / "services/pay").write_text("nothing here\n")
+    else:
+        (repo / "README.md").write_text("hi\n")
+        os.symlink("../README.md", repo / "services/pay")
+        shutil.copytree(FIXTURES / "valid/.agent/decisions", repo / "services/.agent/decisions")
+    code, gate = _gate_on(repo, capsys, "worktree", "services/pay")
+    assert code == 1 and [c for c, _ in gate] in (["AL607"], ["AL608"])
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need a POSIX file system")
+def test_the_repository_reached_through_a_linked_folder_keeps_the_named_folder(tmp_path, capsys):
+    """The workspace itself behind a link (``lnk -> real``): ``services`` made a link to a
+    decoy is still AL607, named through the link as through the real path."""
+    real = _monorepo(tmp_path)
+    os.symlink(real, tmp_path / "lnk")
+    git(real, "mv", "services", "decoy")
+    os.symlink("decoy", real / "services")
+    note = real / "decoy/pay/.agent/conversations/C-payments-refactor/handoffs/H-001.md"
+    note.write_text(note.read_text() + "rewritten\n")
+    code, gate = _gate_on(tmp_path / "lnk", capsys, "worktree", "services/pay")
+    assert code == 1 and [c for c, _ in gate] == ["AL607"]
+
+
+def test_a_store_at_the_named_folder_wins_over_an_agent_dir_setting_above(tmp_path, capsys):
+    """The base's root configuration names the root project's store (``agent-dir``); the
+    store at the named ``services/pay`` is nearer, and removing it is AL608."""
+    repo = _monorepo(tmp_path)
+    shutil.copytree(FIXTURES / "valid/.agent", repo / "state/agent")
+    (repo / ".agent-lint.toml").write_text('agent-dir = "state/agent"\n')
+    commit_all(repo, "the root project's store too")
+    git(repo, "rm", "-rq", "services/pay/.agent")
+    code, gate = _gate_on(repo, capsys, "worktree", "services/pay")
+    assert code == 1 and gate == [("AL608", "services/pay/.agent")]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need a POSIX file system")
+def test_a_merged_store_kept_behind_a_link_at_the_named_folder_is_protected(tmp_path, capsys):
+    repo = _monorepo(tmp_path)
+    pay = repo / "services/pay"
+    git(repo, "mv", "services/pay/.agent", "services/pay/agentstate")
+    os.symlink("agentstate", pay / ".agent")
+    commit_all(repo, "the store behind a link")
+    (pay / ".agent").unlink()
+    shutil.copytree(FIXTURES / "valid/.agent/decisions", repo / "services/.agent/decisions")
+    edit(pay / "agentstate/conversations/C-payments-refactor/handoffs/H-002.json",
+         '"task_complete"', '"timeout"')  # fmt: skip
+    code, gate = _gate_on(repo, capsys, "worktree", "services/pay")
+    assert code == 1 and gate, gate

@@ -431,3 +431,20 @@ def test_an_agent_dir_or_a_path_that_leads_into_git_through_a_link_is_not_read(t
     (repo / ".agent-lint.toml").write_text('agent-dir = "gitdir"\n')
     [finding] = lint_paths([repo]).diagnostics
     assert finding.code == "AL706" and "resolves into a .git folder" in finding.message
+
+
+def test_a_link_out_is_refused_through_a_linked_workspace_too(tmp_path, capsys):
+    """Named through a link to the workspace (``lnk/repo/services/pay``), a tracked link
+    out of the repository is still a usage error, not a run of the other checkout."""
+    sibling = tmp_path / "sibling"
+    shutil.copytree(FIXTURES / "valid", sibling)
+    git(sibling, "init", "-q", "-b", "main")
+    repo = tmp_path / "real" / "repo"
+    (repo / "services").mkdir(parents=True)
+    os.symlink(sibling, repo / "services/pay")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link out")
+    os.symlink(tmp_path / "real", tmp_path / "lnk")
+    assert main([str(tmp_path / "lnk/repo/services/pay"), "--no-cache"]) == 2
+    assert "leads outside the repository" in capsys.readouterr().err

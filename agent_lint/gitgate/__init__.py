@@ -424,14 +424,21 @@ def fork_point(head: str, graph: dict[str, list[str]]) -> str | None:
 
 
 def _as_written(path: Path, top: Path) -> str | None:
-    """``path`` (absolute, as the command line names it) as a repository path of ``top``
-    with no link in it followed, so that a change making a folder on the way a link does
-    not move it; where it does not begin with ``top`` as written, as :func:`_relative`."""
-    written, physical = os.path.normpath(str(path)), os.path.realpath(top)
-    if written == physical:
-        return ""
-    if written.startswith(physical.rstrip(os.sep) + os.sep):
-        return written[len(physical.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    """``path`` (absolute, as the command line names it) as a repository path of ``top``,
+    with no link below the top followed: a change that makes the folder, or one on the
+    way, a link does not move it. Links above the top (a workspace reached through one)
+    are followed to find where the top begins; None outside it."""
+    top_real = os.path.realpath(top)
+    parts = Path(os.path.normpath(path)).parts
+    current = Path(parts[0]) if parts else Path(os.sep)
+    if str(current) == top_real:
+        return "/".join(parts[1:])
+    for position, part in enumerate(parts[1:], start=1):
+        current = current / part
+        if os.path.islink(current):
+            current = Path(os.path.realpath(current))
+        if str(current) == top_real:
+            return "/".join(parts[position + 1 :])
     return _relative(path, top)
 
 
@@ -587,11 +594,11 @@ class _Settings:
         if self.root is None:
             return self.change_prefix
         join = (lambda name: f"{self.root}/{name}") if self.root else (lambda name: name)
-        if config.agent_dir:
-            return posixpath.normpath(join(config.agent_dir))
         anchored = self._anchored_store(config)
         if anchored is not None:
-            return anchored
+            return anchored  # nearest the folder named: before a setting further up
+        if config.agent_dir:
+            return posixpath.normpath(join(config.agent_dir))
         listing = self._folder(self.root)
         folders = {posixpath.basename(p) for p, e in listing.items() if e.mode == MODE_TREE}
         profile = self.profile(config)
@@ -652,9 +659,10 @@ class _Settings:
         return None
 
     def _is_tree(self, path: str) -> bool:
-        """Whether the merge-base holds a folder at repository path ``path``."""
+        """Whether the merge-base holds a folder at repository path ``path``, or a link
+        there (an agent dir kept behind one, which :meth:`followed` follows)."""
         entry = self._folder(posixpath.dirname(path)).get(path)
-        return entry is not None and entry.mode == MODE_TREE
+        return entry is not None and entry.mode in (MODE_TREE, MODE_SYMLINK)
 
     def profile(self, config: Config) -> Profile:
         """The profile whose kinds the gate protects, with the kinds the merge-base's
