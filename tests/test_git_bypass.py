@@ -445,3 +445,21 @@ def test_a_merged_store_kept_behind_a_link_at_the_named_folder_is_protected(tmp_
          '"task_complete"', '"timeout"')  # fmt: skip
     code, gate = _gate_on(repo, capsys, "worktree", "services/pay")
     assert code == 1 and gate, gate
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links need a POSIX file system")
+def test_removing_the_link_a_merged_store_is_kept_behind_is_a_finding_beside_a_decoy(
+    tmp_path, capsys
+):
+    """``--staged``: the commit deletes ``services/pay/.agent`` (a link to ``agentstate``)
+    while a decoy ``services/.agent`` sits in the work tree: the merged agent dir no longer
+    leads to its records (AL608), whichever store discovery finds."""
+    repo = _monorepo(tmp_path)
+    pay = repo / "services/pay"
+    git(repo, "mv", "services/pay/.agent", "services/pay/agentstate")
+    os.symlink("agentstate", pay / ".agent")
+    commit_all(repo, "the store behind a link")
+    git(repo, "rm", "-q", "services/pay/.agent")
+    shutil.copytree(FIXTURES / "valid/.agent/decisions", repo / "services/.agent/decisions")
+    main([str(pay), "--base", "main", "--staged", "--output-format", "json"])
+    assert [c for c, _ in found(json.loads(capsys.readouterr().out))] == ["AL608"]

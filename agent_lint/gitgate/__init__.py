@@ -197,17 +197,18 @@ def _run(target: Target, request: Request) -> Outcome:
             f"{shown} is a symbolic link to {there} in the merge-base; the append-only "
             f"gate (AL6xx) compares {there}/"
         )
+        # Where the same agent dir leads in the change: elsewhere (another folder, a folder
+        # in the link's place, nowhere) the merged records are no longer the agent dir's,
+        # whatever the change left in the folder the link led to (AL608), and whichever
+        # store the change's own tree shows (a decoy beside it).
+        leads = (
+            settings.followed_in_index(prefix)
+            if request.staged
+            else settings.followed_in_work_tree(prefix)
+        )
+        if leads != linked:
+            relinked = (prefix, leads)
         if change_prefix == prefix:
-            # Where the same agent dir leads in the change: elsewhere (another folder, a
-            # folder in the link's place, nowhere) the merged records are no longer the
-            # agent dir's, whatever the change left in the folder the link led to (AL608).
-            leads = (
-                settings.followed_in_index(prefix)
-                if request.staged
-                else settings.followed_in_work_tree(prefix)
-            )
-            if leads != linked:
-                relinked = (prefix, leads)
             change_prefix = leads or linked
         prefix = linked
     prefixes = {prefix, change_prefix}
