@@ -102,7 +102,11 @@ def test_meta_handoffs_mirror_files(lint_tree):
     files = tree()
     files[META]["handoffs"] = files[META]["handoffs"][:1]
     assert found(lint_tree(files), ("AL406",)) == [
-        ("AL406", "handoffs[] lists H-001 but the handoff files are H-001, H-002")
+        (
+            "AL406",
+            "handoffs[] ends at H-001 but H-002 was written after it: meta.json was not "
+            "updated for it",
+        )
     ]
     files = tree()
     files[META]["handoffs"][0]["reason"] = "timeout"
@@ -362,3 +366,80 @@ def test_what_a_faulty_latest_handoff_does_not_explain_is_still_reported(lint_tr
     files[META]["turn_count"] = 3
     found = codes(lint_tree(files))
     assert sorted(found) == ["AL404", "AL410", "AL503"]
+
+
+def _meta_from_before(files: dict, listed: int = 2) -> dict:
+    """meta.json as it was before H-<listed+1>, and the turns after the listed handoff's
+    last turn, were written: it lists the first ``listed`` handoffs, and its active
+    agent, checksum and turn counters are the last listed one's."""
+    files = copy.deepcopy(files)
+    meta = files[META]
+    meta["handoffs"] = meta["handoffs"][:listed]
+    last = files[f"conversations/C-1/handoffs/H-{listed:03d}.json"] if listed else None
+    meta["active_agent"] = (
+        {
+            "type": last["to_agent"]["type"],
+            "agent_id": last["to_agent"]["agent_id"],
+            "session_id": None,
+        }
+        if last
+        else {"type": "codex", "agent_id": "codex-main", "session_id": None}
+    )
+    turns = last["from_agent"]["last_turn"] if last else 0
+    meta["turn_count"] = turns
+    meta["state"] = {"latest_turn": turns, "checksum": last["checksum"] if last else None}
+    return files
+
+
+def test_a_meta_json_not_updated_for_the_newest_handoff_is_one_finding(lint_tree):
+    """The runtime wrote H-003 and two turns, and state.json, but not meta.json: one AL406
+    that names every mirror still from before, not also AL407, AL504 and AL410; the unsafe
+    fix brings the file up to date and nothing is left."""
+    files = _meta_from_before(tree(handoffs=3, turns=6))
+    result = lint_tree(files, unsafe_fixes=True)
+    [(code, message)] = found(result)
+    assert code == "AL406"
+    h3 = files[H3]["checksum"]
+    assert message == (
+        "handoffs[] ends at H-002 but H-003 was written after it: meta.json was not updated "
+        'for it; also from before: active_agent {"type": "cortex", "agent_id": "cortex-main"} '
+        'but H-003 hands the conversation to {"type": "codex", "agent_id": "codex-main"}; '
+        f"state.checksum {files[H2]['checksum'][:19]}… but H-003.json has {h3[:19]}…; "
+        "turn_count 4 and state.latest_turn 4 but the latest turn file is 0006"
+    )
+    [diagnostic] = [d for d in result.diagnostics if d.code == "AL406"]
+    assert diagnostic.path.endswith("meta.json") and diagnostic.pointer == "/handoffs"
+    assert _planned(result) == ["meta.json"]
+
+
+def test_a_meta_json_behind_by_several_handoffs_names_them_all(lint_tree):
+    [(_, message)] = found(lint_tree(_meta_from_before(tree(handoffs=3, turns=6), 1)))
+    assert message.startswith(
+        "handoffs[] ends at H-001 but H-002 and H-003 were written after it: meta.json was "
+        "not updated for them; also from before: active_agent"
+    )
+    assert message.endswith("turn_count 2 and state.latest_turn 2 but the latest turn file is 0006")
+    [(_, message)] = found(lint_tree(_meta_from_before(tree(handoffs=3, turns=6), 0)))
+    assert message.startswith(
+        "handoffs[] lists nothing but H-001 to H-003 were written: meta.json was not updated "
+        "for them; also from before: state.checksum null but H-003.json has"
+    )
+
+
+def test_a_lagging_meta_json_s_mirror_that_matches_neither_state_is_its_own(lint_tree):
+    """An active agent that never held the conversation, a checksum of no handoff and a
+    turn counter ahead of the turns are not explained by the lag."""
+    files = _meta_from_before(tree(handoffs=3, turns=6))
+    files[META]["active_agent"]["agent_id"] = "someone-else"
+    files[META]["state"]["checksum"] = "sha256:" + "0" * 64
+    files[META]["turn_count"] = files[META]["state"]["latest_turn"] = 9
+    result = found(lint_tree(files))
+    assert sorted(code for code, _ in result) == ["AL406", "AL407", "AL410", "AL504"]
+    [lag] = [m for c, m in result if c == "AL406"]
+    assert lag.endswith("meta.json was not updated for it")
+
+
+def test_a_lagging_meta_json_with_al406_off_is_each_mirror_s_finding(lint_tree):
+    files = _meta_from_before(tree(handoffs=3, turns=6))
+    result = lint_tree(files, config='ignore = ["AL406"]\n')
+    assert sorted(codes(result)) == ["AL407", "AL410", "AL504"]

@@ -224,11 +224,17 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
     reported = checksum_reported(index)
     renamed = renamed_folders(index)
     # Imported here: the ordering checks import this module.
-    from agent_lint.profiles.cortex.ordering import disputed_fields, latest_faults
+    from agent_lint.profiles.cortex.ordering import disputed_fields, latest_faults, meta_lag
 
     for name in sorted(conversations):
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)
-        disputed = disputed_fields(latest_faults(index, conversation))
-        yield from _state(conversation, reported, renamed, disputed, index.git_ignores)
-        yield from _meta(conversation, reported)
+        faults = latest_faults(index, conversation)
+        yield from _state(
+            conversation, reported, renamed, disputed_fields(faults), index.git_ignores
+        )
+        lag = meta_lag(index, conversation, reported, faults)
+        if lag is None or META_CHECKSUM.code not in lag.folded:
+            # A meta.json written before the newest handoffs holds their checksum from then:
+            # that is its AL406 (meta_lag).
+            yield from _meta(conversation, reported)

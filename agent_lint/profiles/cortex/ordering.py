@@ -7,12 +7,12 @@ import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
-from agent_lint.profiles.cortex.agreement import checksum_reported, has_checksum
+from agent_lint.profiles.cortex.agreement import checksum_reported, has_checksum, short
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import (
     Conversation,
@@ -81,7 +81,10 @@ META_HANDOFFS = Rule(
     "meta.json handoffs[] does not mirror the handoff files",
     "Reports a conversation whose `meta.json` `handoffs[]` does not list exactly its "
     "handoff files, in order, with the same `from_agent`, `to_agent`, `timestamp`, `reason` "
-    "and `checksum` (the last entry's checksum is AL504). `--fix --unsafe-fixes` rewrites "
+    "and `checksum` (the last entry's checksum is AL504). A meta.json not updated for the "
+    "newest handoffs (it lists the first ones only) is one finding, which names its "
+    "`active_agent`, `state.checksum` and turn counters still holding their values from "
+    "before them (not also AL407, AL504, AL410). `--fix --unsafe-fixes` rewrites "
     "the entries from the handoff files, leaving the rest of meta.json byte for byte.",
     "meta.json handoffs: [H-001]; files: H-001.json, H-002.json",
     "meta.json handoffs: [H-001, H-002], each equal to its file",
@@ -387,6 +390,7 @@ def _pair(previous: Handoff, handoff: Handoff) -> Iterator[Diagnostic]:
 
 
 def _meta(
+    index: RepoIndex,
     conversation: Conversation,
     turn: int | None,
     reported: Callable[[Handoff], bool],
@@ -395,41 +399,136 @@ def _meta(
     meta, path = conversation.meta, conversation.meta_path
     if meta is None or path is None:
         return
+    lag = meta_lag(index, conversation, reported, faults)
+    if lag is not None:
+        yield lag.finding(path)
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
     if not conversation.broken:
-        # The list of ids stands; the latest entry's fields that a fault of the latest
-        # handoff is about are not judged against it.
-        yield from _meta_handoffs(path, meta, handoffs, reported, disputed_fields(faults))
+        if lag is None:
+            # The list of ids stands; the latest entry's fields that a fault of the latest
+            # handoff is about are not judged against it.
+            yield from _meta_handoffs(path, meta, handoffs, reported, disputed_fields(faults))
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
         if latest is not None and isinstance(active, dict):
-            expected = latest.active_agent()
-            differing = [
-                k for k in ("type", "agent_id", "session_id") if active.get(k) != expected[k]
-            ]
-            if differing:
-                claimed = show({k: active.get(k) for k in differing})
-                handed = show({k: expected[k] for k in differing})
-                yield ACTIVE_AGENT.at(
-                    path,
-                    f"active_agent {claimed} but {latest.id} hands the conversation to {handed}",
-                    pointer="/active_agent",
-                )
+            claim = _active_claim(active, latest)
+            if claim is not None and (lag is None or ACTIVE_AGENT.code not in lag.folded):
+                yield ACTIVE_AGENT.at(path, claim, pointer="/active_agent")
         elif latest is not None and "active_agent" not in meta:
             yield ACTIVE_AGENT.at(
                 path,
                 f"active_agent is missing; {latest.id} hands the conversation to "
                 f"{show(latest.active_agent())}",
             )
-    if turn is None:
+    if turn is None or (lag is not None and TURN_COUNT.code in lag.folded):
         return
     stale = stale_turn_counters(meta, turn, disputed_turn(conversation, faults))
     if stale:
         # One fact, the counters behind (or ahead of) the turns: one finding, at the first.
-        said = " and ".join(f"{name} {value}" for name, _, value in stale)
-        yield TURN_COUNT.at(
-            path, f"{said} but the latest turn file is {turn:04d}", pointer=stale[0][1]
-        )
+        yield TURN_COUNT.at(path, _counters_claim(stale, turn), pointer=stale[0][1])
+
+
+def _active_claim(active: dict[str, Any], latest: Handoff) -> str | None:
+    """How ``meta.json``'s ``active_agent`` differs from ``latest``'s ``to_agent``, or None."""
+    expected = latest.active_agent()
+    differing = [k for k in ("type", "agent_id", "session_id") if active.get(k) != expected[k]]
+    if not differing:
+        return None
+    claimed = show({k: active.get(k) for k in differing})
+    handed = show({k: expected[k] for k in differing})
+    return f"active_agent {claimed} but {latest.id} hands the conversation to {handed}"
+
+
+def _counters_claim(stale: list[tuple[str, str, Any]], turn: int) -> str:
+    """How the ``stale`` turn counters differ from ``turn``, the latest turn file's number."""
+    said = " and ".join(f"{name} {value}" for name, _, value in stale)
+    return f"{said} but the latest turn file is {turn:04d}"
+
+
+class MetaLag(NamedTuple):
+    """A ``meta.json`` last written before its conversation's newest handoffs: its
+    ``handoffs[]`` lists the first of them only, and the other mirrors that still hold
+    what they held then (``active_agent``, ``state.checksum``, turn counters behind the
+    turns) are this one fact, not findings of their own (``folded``)."""
+
+    last_listed: str | None
+    unlisted: tuple[str, ...]
+    stale: tuple[str, ...]  # how each folded mirror differs, for the message
+    folded: frozenset[str]  # the codes (AL407, AL410, AL504) the finding stands for
+
+    def finding(self, path: str) -> Diagnostic:
+        """The one AL406 for the lag, at ``handoffs[]``."""
+        first, last = self.unlisted[0], self.unlisted[-1]
+        if len(self.unlisted) == 1:
+            new, them = f"{first} was", "it"
+        elif len(self.unlisted) == 2:
+            new, them = f"{first} and {last} were", "them"
+        else:
+            new, them = f"{first} to {last} were", "them"
+        if self.last_listed is None:
+            start = f"handoffs[] lists nothing but {new} written"
+        else:
+            start = f"handoffs[] ends at {self.last_listed} but {new} written after it"
+        message = f"{start}: meta.json was not updated for {them}"
+        if self.stale:
+            message += "; also from before: " + "; ".join(self.stale)
+        return META_HANDOFFS.at(path, message, pointer="/handoffs")
+
+
+def meta_lag(
+    index: RepoIndex,
+    conversation: Conversation,
+    reported: Callable[[Handoff], bool],
+    faults: set[str],
+) -> MetaLag | None:
+    """The :class:`MetaLag` of ``conversation``'s ``meta.json``, or None when it does not
+    list a proper prefix of the handoff files, or AL406 is not reported there as an error
+    (then each mirror's own rule speaks for it)."""
+    meta, path = conversation.meta, conversation.meta_path
+    if meta is None or path is None or conversation.broken:
+        return None
+    if not reported_as_error(META_HANDOFFS.code, index.config, path):
+        return None
+    entries = meta.get("handoffs", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return None
+    handoffs = [h for h in conversation.ordered() if h.number >= 0]
+    listed = [e.get("handoff_id") for e in entries]
+    if len(listed) >= len(handoffs) or listed != [h.id for h in handoffs[: len(listed)]]:
+        return None
+    before, first_new, latest = (
+        handoffs[len(listed) - 1] if listed else None,
+        handoffs[len(listed)],
+        handoffs[-1],
+    )
+    stale: list[str] = []
+    folded: set[str] = set()
+    active = meta.get("active_agent")
+    holder = (before.to_agent if before else first_new.from_agent).get("agent_id")
+    if isinstance(active, dict) and active.get("agent_id") == holder:
+        claim = _active_claim(active, latest)
+        if claim is not None:  # still the agent that held it before the new handoffs
+            stale.append(claim)
+            folded.add(ACTIVE_AGENT.code)
+    state = meta.get("state")
+    if isinstance(state, dict):
+        held = state.get("checksum")
+        then = None if before is None else before.mirrored_checksum(held, reported(before))
+        expected = latest.mirrored_checksum(held, reported(latest))
+        if held == then and held != expected:
+            has = has_checksum(latest, reported(latest))
+            stale.append(f"state.checksum {short(held)} but {has} {short(expected)}")
+            folded.add("AL504")
+    turn = conversation.latest_turn()
+    if turn is not None and _counters_from_before(meta, turn, before, first_new):
+        stale.append(_counters_claim(stale_turn_counters(meta, turn), turn))
+        folded.add(TURN_COUNT.code)
+    return MetaLag(
+        before.id if before else None,
+        tuple(h.id for h in handoffs[len(listed) :]),
+        tuple(stale),
+        frozenset(folded),
+    )
 
 
 def disputed_turn(conversation: Conversation, faults: set[str]) -> Any:
@@ -440,6 +539,32 @@ def disputed_turn(conversation: Conversation, faults: set[str]) -> Any:
     if latest is None or LAST_TURN.code not in faults:
         return None
     return latest.from_agent.get("last_turn")
+
+
+def _counters_from_before(
+    meta: dict[str, Any], turn: int, before: Handoff | None, first_new: Handoff
+) -> bool:
+    """Whether every turn counter of ``meta`` holds one number behind ``turn`` that the
+    conversation had between the ``before`` handoff's last turn and ``first_new``'s: the
+    counters of a meta.json last written then."""
+    counters = stale_turn_counters(meta, turn)
+    values = {value for _, _, value in counters}
+    if not counters or len(values) != 1 or len(counters) != _integer_counters(meta):
+        return False
+    [value] = values
+    low = before.from_agent.get("last_turn") if before else 0
+    high = first_new.from_agent.get("last_turn")
+    return (
+        value < turn
+        and (not isinstance(low, INTEGER) or low <= value)
+        and (not isinstance(high, INTEGER) or value <= high)
+    )
+
+
+def _integer_counters(meta: dict[str, Any]) -> int:
+    state = meta.get("state")
+    held = [meta.get("turn_count"), state.get("latest_turn") if isinstance(state, dict) else None]
+    return sum(isinstance(v, INTEGER) and not isinstance(v, bool) for v in held)
 
 
 def stale_turn_counters(
@@ -577,7 +702,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
             TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
         )
         yield from _handoffs(index, conversation, turn)
-        yield from _meta(conversation, turn, reported, latest_faults(index, conversation))
+        yield from _meta(index, conversation, turn, reported, latest_faults(index, conversation))
         yield from _turns(conversation)
         yield from _resume(conversation, misnamed)
         yield from _orphan_notes(conversation)
