@@ -73,6 +73,37 @@ def test_a_stale_state_is_placed_at_the_first_differing_field_it_holds(lint_tree
     assert '; updated_at "2020-01-01T00:00:00Z" but H-002\'s timestamp is' in finding.message
 
 
+def test_a_meta_json_with_no_checksum_at_all_is_one_finding(lint_tree):
+    """Every checksum mirror of meta.json null or absent (the upstream sample writes them
+    so): one AL504 naming them all, not also an AL406 for each earlier entry."""
+    files = tree(handoffs=3, turns=6)
+    files[META]["state"]["checksum"] = None
+    for entry in files[META]["handoffs"]:
+        entry["checksum"] = None
+    del files[META]["handoffs"][0]["checksum"]
+    [finding] = lint_tree(files).diagnostics
+    assert (finding.code, finding.pointer) == ("AL504", "/state/checksum")
+    assert finding.message.endswith(
+        "handoffs[0] to handoffs[1] carry none either, where each handoff file has its own"
+    )
+    assert lint_tree(files, unsafe_fixes=True).diagnostics[0].fixable
+    files[META]["handoffs"][1]["checksum"] = files["conversations/C-1/handoffs/H-002.json"][
+        "checksum"
+    ]
+    # One entry that has its checksum: the others are each a mirror that lags.
+    assert sorted(d.code for d in lint_tree(files).diagnostics) == ["AL406", "AL504"]
+    two = tree(handoffs=2)
+    del two[META]["state"]["checksum"]
+    for entry in two[META]["handoffs"]:
+        del entry["checksum"]
+    [finding] = lint_tree(two).diagnostics
+    assert finding.message.startswith("meta.json state.checksum is missing but H-002.json has")
+    assert "; handoffs[1].checksum is missing but H-002.json has" in finding.message
+    assert finding.message.endswith(
+        "handoffs[0] carries none either, where each handoff file has its own"
+    )
+
+
 def test_a_stale_state_covers_a_malformed_field_anywhere_in_it(lint_tree):
     files = tree()
     files[STATE] = {**files[STATE], "latest_turn": 3, "checksum": "sha256:nope"}

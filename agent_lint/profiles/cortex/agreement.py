@@ -59,8 +59,9 @@ META_CHECKSUM = Rule(
     "meta.json does not carry the latest handoff's checksum",
     "Reports a `meta.json` whose `state.checksum` or last `handoffs[]` entry's `checksum` "
     "differs from the latest handoff's checksum: one finding per file, at the first, naming "
-    "both when both differ. `--fix --unsafe-fixes` copies it over, leaving the rest of "
-    "meta.json byte for byte.",
+    "both when both differ; a meta.json with no checksum at all (every one null or absent) "
+    "is this one finding, not also an AL406 per entry. `--fix --unsafe-fixes` copies them "
+    "over, leaving the rest of meta.json byte for byte.",
     'meta.json "state": {"checksum": null} while H-003.json has sha256:9f0e…',
     'meta.json "state": {"checksum": "sha256:9f0e…"}',
     fix=Fix.UNSAFE,
@@ -187,6 +188,21 @@ def _state(
     yield STATE_MISMATCH.at(path, "state.json " + "; ".join(parts), pointer=placed)
 
 
+def holds_no_checksum(meta: dict[str, Any]) -> bool:
+    """Whether ``meta.json`` carries no checksum at all: ``state.checksum`` and every
+    ``handoffs[]`` entry's ``checksum`` null or absent, and more than one entry. That is
+    one fact (its writer does not copy checksums), one AL504 naming them all, not also
+    an AL406 for each earlier entry."""
+    state, entries = meta.get("state"), meta.get("handoffs")
+    return (
+        isinstance(state, dict)
+        and state.get("checksum") is None
+        and isinstance(entries, list)
+        and len(entries) > 1
+        and all(isinstance(e, dict) and e.get("checksum") is None for e in entries)
+    )
+
+
 def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> Iterator[Diagnostic]:
     meta, path, latest = conversation.meta, conversation.meta_path, conversation.latest()
     if meta is None or path is None or latest is None or conversation.broken:
@@ -201,7 +217,8 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
         held = state.get("checksum")
         expected = latest.mirrored_checksum(held, lenient)
         if held != expected:
-            parts.append(f"state.checksum {short(held)} but {has} {short(expected)}")
+            said = short(held) if "checksum" in state else "is missing"
+            parts.append(f"state.checksum {said} but {has} {short(expected)}")
             pointer = "/state/checksum" if "checksum" in state else "/state"
     entries = meta.get("handoffs")
     if isinstance(entries, list) and entries and isinstance(entries[-1], dict):
@@ -213,7 +230,15 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
             if not parts:
                 item = f"/handoffs/{position}"
                 pointer = f"{item}/checksum" if "checksum" in last else item
-            parts.append(f"handoffs[{position}].checksum {short(held)} but {has} {short(expected)}")
+            said = short(held) if "checksum" in last else "is missing"
+            parts.append(f"handoffs[{position}].checksum {said} but {has} {short(expected)}")
+            if holds_no_checksum(meta):
+                earlier = (
+                    "handoffs[0] carries"
+                    if position == 1
+                    else (f"handoffs[0] to handoffs[{position - 1}] carry")
+                )
+                parts.append(f"{earlier} none either, where each handoff file has its own")
     if parts:
         yield META_CHECKSUM.at(path, "meta.json " + "; ".join(parts), pointer=pointer)
 

@@ -12,7 +12,12 @@ from typing import Any, NamedTuple
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import INTEGER, quote
-from agent_lint.profiles.cortex.agreement import checksum_reported, has_checksum, short
+from agent_lint.profiles.cortex.agreement import (
+    checksum_reported,
+    has_checksum,
+    holds_no_checksum,
+    short,
+)
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import (
     Conversation,
@@ -614,12 +619,17 @@ def _meta_handoffs(
             pointer="/handoffs",
         )
         return
+    # A meta.json with no checksum at all is one AL504, when that reports the latest's.
+    no_checksum = (
+        holds_no_checksum(meta)
+        and handoffs[-1].mirrored_checksum(None, reported(handoffs[-1])) is not None
+    )
     for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
         lenient = reported(handoff)
         mirror = handoff.entry(entry.get("checksum"), lenient)
         last = position == len(handoffs) - 1
         for key in _MIRRORED:
-            if key == "checksum" and last:
+            if key == "checksum" and (last or no_checksum):
                 continue  # the latest checksum is an agreement finding (AL504)
             if last and key in disputed:
                 continue  # the latest handoff's own finding is about this field
