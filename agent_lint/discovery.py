@@ -289,7 +289,9 @@ class Entry(NamedTuple):
     linked folder (the link is the problem). Such a file is present for the
     checks that ask whether it exists. ``stamp`` is a file's size, modification
     time, inode and change time (ns) when it is a regular file on disk reached
-    through no link: the cache's proof that it has not changed.
+    through no link: the cache's proof that it has not changed. ``noted`` marks a problem about an
+    entry's name or link that does not keep it from being read or walked (a name
+    Windows refuses, a link inside the repository, names that differ only in case).
     """
 
     path: str
@@ -298,6 +300,7 @@ class Entry(NamedTuple):
     unread: bool = False
     unlisted: bool = False  # a folder that could not be listed: its contents are unknown
     stamp: tuple[int, int, int, int] | None = None
+    noted: bool = False
 
 
 def _inside(path: str, root: str) -> bool:
@@ -364,7 +367,10 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
     if fs.islink(agent):
         link_target = relative(_realpath(agent, fs) or agent, root_real)
         yield Entry(
-            agent, "", storage.symlink_inside(relative(agent, root), link_target, agent_dir=True)
+            agent,
+            "",
+            storage.symlink_inside(relative(agent, root), link_target, agent_dir=True),
+            noted=True,
         )
     max_bytes = target.config.limits.max_file_bytes
     # The agent dir's own path in the repository, "" when it is the root itself.
@@ -423,7 +429,7 @@ def walk(target: Target, fs: FileSystem = DISK, folders: Sequence[str] = ()) -> 
         names = [entry.name for entry in entries]
         if not _distinct_ascii(names):
             for problem in storage.collisions(folder_path, names):
-                yield Entry(folder, inside.rstrip("/"), problem)
+                yield Entry(folder, inside.rstrip("/"), problem, noted=True)
         repo_prefix = f"{folder_path}/" if folder_path else ""
         subfolders = []
         for entry in entries:
@@ -520,7 +526,7 @@ def _visit(
     ordinary = _ORDINARY_NAME.fullmatch(name) is not None
     unportable = None if ordinary else storage.unportable_name(repo_path, name)
     if unportable is not None:
-        yield Entry(full, relpath, unportable)
+        yield Entry(full, relpath, unportable, noted=True)
     if is_dir:
         if name == storage.LOCK_FOLDER:
             yield Entry(full, relpath, storage.lock_folder(repo_path))
@@ -544,7 +550,7 @@ def _visit(
             yield Entry(full, relpath, storage.linked_folder(repo_path, shown))
             yield from _linked_files(full, relpath, resolved, fs)
             return
-        yield Entry(full, relpath, storage.symlink_inside(repo_path, shown))
+        yield Entry(full, relpath, storage.symlink_inside(repo_path, shown), noted=True)
     try:
         info = fs.stat(full)
     except OSError as exc:

@@ -658,7 +658,8 @@ def _pass_over_files(
         if entry.problem is not None:
             holds_state = holds_state or _undecided(profile, entry.relpath, entry.problem)
             found.append(diagnose_entry(entry.problem))
-            result.files.append((path, f"not read: {entry.problem.message}"))
+            if not entry.noted:  # a noted name or link is read all the same, listed then
+                result.files.append((path, f"not read: {entry.problem.message}"))
             if entry.unread and match is not None:
                 # Present but not read: it exists for every check that asks.
                 index.add(present_facts(profile, path, entry.relpath, match, False))

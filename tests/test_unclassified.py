@@ -110,3 +110,16 @@ def test_show_files_lists_every_file(tmp_path, capsys):
     ]
     assert lines[1].endswith("unclassified: a data file that matches no kind")
     assert lines[3].endswith("not a record: a JSON Schema")
+
+
+def test_show_files_lists_a_file_with_a_name_finding_once_as_what_was_read(tmp_path, capsys):
+    """A name Windows refuses is a finding (AL704) about a file read all the same: listed
+    once, as read, not also as "not read"."""
+    from conftest import write_tree
+
+    write_tree(
+        tmp_path / ".agent", {**ANCHOR, "decisions/D-a:b.json": decision(decision_id="D-a:b")}
+    )
+    main([str(tmp_path), "--no-cache", "--show-files"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "D-a:b" in line]
+    assert len(lines) == 1 and "not read" not in lines[0], lines
