@@ -202,6 +202,23 @@ def test_index_entries(lint_tree):
     ]
 
 
+def test_an_entry_whose_record_was_renamed_says_where_it_is_now(lint_tree):
+    """D-001.json renamed to D-001-storage.json (a legal name): the stale entry path
+    names the file that holds D-001 now."""
+    files = {
+        "decisions/D-001-storage.json": decision(),
+        "decisions/index.json": {
+            "decisions": [_index_entry("D-001", ".agent/decisions/D-001.json")]
+        },
+    }
+    [finding] = lint_tree(files).diagnostics
+    assert (finding.code, finding.pointer) == ("AL304", "/decisions/0/path")
+    assert finding.message == (
+        'entry path ".agent/decisions/D-001.json" names no decision record; decision "D-001" '
+        "is at .agent/decisions/D-001-storage.json"
+    )
+
+
 def test_a_value_the_record_gets_wrong_is_the_records_finding_alone(lint_tree):
     """A status typo in the decision (AL104): the index that has it right is not blamed."""
     files = {

@@ -167,6 +167,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
     listed: dict[str, set[str]] = defaultdict(set)
     listed_ids: dict[str, set[str]] = defaultdict(set)  # the ids each index lists
     absent = Absent()
+    holders = None  # built at the first entry naming no record
     typos = _RecordTypos(index)
     if index.config.strict:
         yield from _strict_fields(index.index_entries)
@@ -199,9 +200,14 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             continue  # the record holds its id under another name: its AL202
         record = records.get(target)
         if record is None or record.kind != entry.record_kind:
+            if holders is None:
+                holders = _holders(index)
+            moved = holders.get((entry.record_kind, entry.id))
+            moved = moved if moved != target else None
             finding = UNRESOLVED_ENTRY.at(
                 entry.path,
-                f"entry path {quote(entry.record_path)} names no {title} record",
+                f"entry path {quote(entry.record_path)} names no {title} record"
+                + (f"; {title} {quote(entry.id)} is at {moved}" if moved else ""),
                 pointer=f"{entry.pointer}/path",
             )
             if index.config.partial and record is None:
@@ -261,6 +267,17 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             f"{record.path}{named} is not listed in this index",
             pointer=f"/{spec.array}" if spec.array else "",
         )
+
+
+def _holders(index: RepoIndex) -> dict[tuple[str, str | None], str | None]:
+    """The path of the record of each (kind, id), None where several hold it: where an
+    index entry whose path names no record should point (the record was renamed)."""
+    holders: dict[tuple[str, str | None], str | None] = {}
+    for listed in index.listed:
+        if listed.id is not None:
+            key = (listed.kind, listed.id)
+            holders[key] = None if key in holders else listed.path
+    return holders
 
 
 def _unnamed(index: RepoIndex, entry: IndexEntry) -> Iterator[Diagnostic]:
