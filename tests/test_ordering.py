@@ -195,7 +195,8 @@ def test_a_turn_file_misnamed_is_its_own_finding_only(lint_tree):
     ]  # not a gap from 0002 to 0008, nor meta.json and state.json behind turn 9
     # A number the turn records that another file is named for: the name stands.
     files["conversations/C-1/turns/0002.yaml"] = files["conversations/C-1/turns/0009.yaml"]
-    assert sorted(codes(lint_tree(files))) == ["AL202", "AL409", "AL410", "AL503"]
+    # Which turn is the latest is what the gap puts in doubt: the counters wait for it.
+    assert sorted(codes(lint_tree(files))) == ["AL202", "AL409"]
 
 
 def test_turn_count_and_latest_turn(lint_tree):
@@ -443,3 +444,19 @@ def test_a_lagging_meta_json_with_al406_off_is_each_mirror_s_finding(lint_tree):
     files = _meta_from_before(tree(handoffs=3, turns=6))
     result = lint_tree(files, config='ignore = ["AL406"]\n')
     assert sorted(codes(result)) == ["AL407", "AL410", "AL504"]
+
+
+def test_a_misnumbered_turn_file_is_its_gap_alone(lint_tree):
+    """The fourth turn written as 0005.yaml: its AL409, not also state.json and meta.json
+    counters that hold 4 (the number of turns there are), and no fix writes 5 into them."""
+    files = tree(handoffs=2, turns=4)
+    fourth = files.pop("conversations/C-1/turns/0004.yaml")
+    files["conversations/C-1/turns/0005.yaml"] = fourth.replace("turn: 4", "turn: 5")
+    result = lint_tree(files, unsafe_fixes=True)
+    assert codes(result) == ["AL409"]
+    assert _planned(result) == []
+    # Once the turns are numbered 1 to N again, the counters are judged.
+    files["conversations/C-1/turns/0004.yaml"] = fourth
+    del files["conversations/C-1/turns/0005.yaml"]
+    files[META]["turn_count"] = 2
+    assert codes(lint_tree(files)) == ["AL410"]

@@ -314,22 +314,30 @@ def _beyond(handoff: Handoff, turn: int | None) -> Iterator[Diagnostic]:
 
 def latest_faults(index: RepoIndex, conversation: Conversation) -> set[str]:
     """The codes of the chain, time and turn findings (AL402, AL404, AL405) the latest
-    handoff has, among those reported as errors.
+    handoff has, and the turn files' AL409, among those reported as errors.
 
     While it has one, the handoff is what is wrong, and the mirrors of the fields it is
     about (:func:`disputed_fields`) are not judged against it nor fixed to follow it: a
     mistyped ``from_agent`` is its AL404, not also an AL406 on ``meta.json``'s entry for
     it (which ``--fix --unsafe-fixes`` would make copy the typo), a back-dated timestamp
     its AL402, not also state.json's ``updated_at``, and a ``last_turn`` past the turn
-    files (a turn file missing) its AL405, not also turn counters to rewrite down."""
+    files (a turn file missing) its AL405, not also turn counters to rewrite down; turn
+    files with a gap or a repeated number (one misnumbered, or one missing) their AL409,
+    not also turn counters, which are judged once the turns are numbered 1 to N."""
+    # Turn files with a gap or a repeated number (AL409): which number is the latest turn
+    # is what is wrong, so the turn counters are not judged against it nor fixed either.
+    faults = list(_sequence(TURN_SEQUENCE, conversation.numbered_turns(), _turn_label))
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
-    if not handoffs:
-        return set()
-    latest = handoffs[-1]
-    faults = list(_beyond(latest, conversation.latest_turn()))
-    if len(handoffs) > 1 and handoffs[-2].clean:
-        faults.extend(_pair(handoffs[-2], latest))
+    if handoffs:
+        latest = handoffs[-1]
+        faults.extend(_beyond(latest, conversation.latest_turn()))
+        if len(handoffs) > 1 and handoffs[-2].clean:
+            faults.extend(_pair(handoffs[-2], latest))
     return {d.code for d in faults if reported_as_error(d.code, index.config, d.path)}
+
+
+def _turn_label(number: int) -> str:
+    return f"turn {number:04d}"
 
 
 #: The fields of a handoff, and of state.json, that mirror what each fault is about.
@@ -337,6 +345,7 @@ _DISPUTED = {
     "AL402": ("timestamp", "updated_at"),
     "AL404": ("from_agent",),
     "AL405": ("from_agent", "latest_turn"),
+    "AL409": ("latest_turn",),
 }
 
 
@@ -425,7 +434,9 @@ def _meta(
                 f"active_agent is missing; {latest.id} hands the conversation to "
                 f"{show(latest.active_agent())}",
             )
-    if turn is None or (lag is not None and TURN_COUNT.code in lag.folded):
+    if turn is None or TURN_SEQUENCE.code in faults:
+        return  # no latest turn, or turn files whose gap is what is wrong (AL409)
+    if lag is not None and TURN_COUNT.code in lag.folded:
         return
     stale = stale_turn_counters(meta, turn, disputed_turn(conversation, faults))
     if stale:
@@ -525,8 +536,13 @@ def meta_lag(
             stale.append(f"state.checksum {short(held)} but {has} {short(expected)}")
             folded.add("AL504")
     turn = conversation.latest_turn()
-    if turn is not None and _counters_from_before(meta, turn, before, first_new):
-        stale.append(_counters_claim(stale_turn_counters(meta, turn), turn))
+    disputed = disputed_turn(conversation, faults)
+    if (
+        turn is not None
+        and TURN_SEQUENCE.code not in faults
+        and _counters_from_before(meta, turn, before, first_new, disputed)
+    ):
+        stale.append(_counters_claim(stale_turn_counters(meta, turn, disputed), turn))
         folded.add(TURN_COUNT.code)
     return MetaLag(
         before.id if before else None,
@@ -536,23 +552,28 @@ def meta_lag(
     )
 
 
-def disputed_turn(conversation: Conversation, faults: set[str]) -> Any:
-    """The ``last_turn`` of a latest handoff whose AL405 says it is past the turn files
-    (``faults``: :func:`latest_faults`), else None: a counter that agrees with it is that
-    AL405's fact (a turn file missing, or the handoff wrong), not one to rewrite."""
+def disputed_turn(conversation: Conversation, faults: set[str]) -> tuple[Any, ...]:
+    """The turn number a counter may hold other than the latest turn file's while
+    ``faults`` (:func:`latest_faults`) dispute that: the ``last_turn`` of a latest handoff
+    whose AL405 says it is past the turn files (a turn file missing, or the handoff
+    wrong). A counter holding it is that AL405's fact, not one to rewrite."""
     latest = conversation.latest()
     if latest is None or LAST_TURN.code not in faults:
-        return None
-    return latest.from_agent.get("last_turn")
+        return ()
+    return (latest.from_agent.get("last_turn"),)
 
 
 def _counters_from_before(
-    meta: dict[str, Any], turn: int, before: Handoff | None, first_new: Handoff
+    meta: dict[str, Any],
+    turn: int,
+    before: Handoff | None,
+    first_new: Handoff,
+    disputed: tuple[Any, ...],
 ) -> bool:
     """Whether every turn counter of ``meta`` holds one number behind ``turn`` that the
     conversation had between the ``before`` handoff's last turn and ``first_new``'s: the
     counters of a meta.json last written then."""
-    counters = stale_turn_counters(meta, turn)
+    counters = stale_turn_counters(meta, turn, disputed)
     values = {value for _, _, value in counters}
     if not counters or len(values) != 1 or len(counters) != _integer_counters(meta):
         return False
@@ -573,11 +594,11 @@ def _integer_counters(meta: dict[str, Any]) -> int:
 
 
 def stale_turn_counters(
-    meta: dict[str, Any], turn: int, disputed: Any = None
+    meta: dict[str, Any], turn: int, disputed: tuple[Any, ...] = ()
 ) -> list[tuple[str, str, Any]]:
     """``meta.json``'s turn counters that are not ``turn``: (name, pointer, value) of
     ``turn_count`` and ``state.latest_turn``, where they are integers (another type is
-    the schema's finding) and not the ``disputed`` value (:func:`disputed_turn`)."""
+    the schema's finding) and not one of the ``disputed`` values (:func:`disputed_turn`)."""
     state = meta.get("state")
     counters = [
         ("turn_count", "/turn_count", meta.get("turn_count")),
@@ -590,7 +611,10 @@ def stale_turn_counters(
     return [
         c
         for c in counters
-        if isinstance(c[2], INTEGER) and not isinstance(c[2], bool) and c[2] not in (turn, disputed)
+        if isinstance(c[2], INTEGER)
+        and not isinstance(c[2], bool)
+        and c[2] != turn
+        and c[2] not in disputed
     ]
 
 
@@ -708,9 +732,7 @@ def check_conversations(index: RepoIndex) -> Iterator[Diagnostic]:
         yield from _sequence(
             HANDOFF_SEQUENCE, conversation.numbered_handoffs(misnamed), lambda n: f"H-{n:03d}"
         )
-        yield from _sequence(
-            TURN_SEQUENCE, conversation.numbered_turns(), lambda n: f"turn {n:04d}"
-        )
+        yield from _sequence(TURN_SEQUENCE, conversation.numbered_turns(), _turn_label)
         yield from _handoffs(index, conversation, turn)
         yield from _meta(index, conversation, turn, reported, latest_faults(index, conversation))
         yield from _turns(conversation)
