@@ -445,6 +445,8 @@ def _lint_target(
     kept_findings = rename_targets_taken(without_covered(kept_findings), index)
     kept_findings = numbering_names_the_id(kept_findings)
     kept_findings = mirrored_ids_once(kept_findings, index)
+    if profile.refine is not None and holds_state:
+        kept_findings = profile.refine(kept_findings, index)
     if merged:
         view = profile.restore(index, merged) if profile.restore and holds_state else None
         kept_findings = _as_merged(kept_findings, view, merged, config)

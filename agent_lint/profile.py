@@ -146,6 +146,9 @@ class AsMerged:
 #: bytes by repository path; None: a path the change renamed one to), or None when none of
 #: those files is one its checks can restore.
 Restore = Callable[["RepoIndex", Mapping[str, "bytes | None"]], AsMerged | None]
+#: The findings of a run less those that repeat another one's fact across files the
+#: profile knows to copy each other (a mirror of a record's field).
+Refine = Callable[[list["Diagnostic"], "RepoIndex"], list["Diagnostic"]]
 
 
 def _always(match: Match, relpath: str, data: Any) -> bool:
@@ -172,6 +175,8 @@ class Profile:
     ``checksum_line``, when set, prints the checksum a record file should
     carry (``--print-checksum``). ``restore``, when set, runs the checks a
     change to merged history can set off on the repository with it undone.
+    ``refine``, when set, drops the findings that restate another's fact in a file
+    that copies it (one fact, one finding), after the shared passes that do so.
     """
 
     name: str
@@ -197,6 +202,7 @@ class Profile:
     unread_reasons: tuple[tuple[str, str], ...] = ()
     checksum_line: Callable[[Path], str] | None = None
     restore: Restore | None = None
+    refine: Refine | None = None
 
     def kind(self, name: str) -> Kind:
         """The kind called ``name`` (KeyError when the profile has none)."""

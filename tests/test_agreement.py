@@ -199,3 +199,28 @@ def test_with_al501_not_reported_the_mirrors_follow_the_checksum_as_written(lint
     files[META]["state"]["checksum"] = typo
     files[META]["handoffs"][-1]["checksum"] = typo
     assert found(lint_tree(files, config=config)) == []
+
+
+def test_a_dangling_id_meta_json_copies_from_the_latest_handoff_is_one_finding(lint_tree):
+    """H-002 lists D-404, which does not exist, and meta.json's state copies the list: one
+    AL301, at the handoff. An id only meta.json lists is still its own finding."""
+    from conversation import rehash
+    from records import decision
+
+    files = tree()
+    files["decisions/D-001.json"] = decision()
+    files[H2]["context_pointer"]["pending_decisions"] = ["D-404"]
+    rehash(files[H2])
+    for mirror in (files[STATE], files[META]["state"], files[META]["handoffs"][-1]):
+        mirror["checksum"] = files[H2]["checksum"]
+    files[META]["state"]["pending_decisions"] = ["D-404"]
+    result = lint_tree(files)
+    assert [(d.code, d.path.rsplit("/", 1)[-1]) for d in result.diagnostics] == [
+        ("AL301", "H-002.json")
+    ]
+    files[META]["state"]["pending_decisions"] = ["D-404", "D-405"]
+    result = lint_tree(files)
+    assert [(d.code, d.path.rsplit("/", 1)[-1], d.pointer) for d in result.diagnostics] == [
+        ("AL301", "H-002.json", "/context_pointer/pending_decisions/0"),
+        ("AL301", "meta.json", "/state/pending_decisions/1"),
+    ]

@@ -37,7 +37,9 @@ DANGLING_REFERENCE = Rule(
     "references to absent records are summed up in one info finding per folder. A value a "
     "more specific finding already reports at the same place is not reported again: "
     "state.json's `latest_handoff_id` (AL503), meta.json's `handoffs[]` (AL406), a handoff's "
-    "`conversation_id` (AL403) or a mission handoff's `mission_id` (AL415).",
+    "`conversation_id` (AL403) or a mission handoff's `mission_id` (AL415); nor is a "
+    "copy of a dangling id (meta.json's `state` lists, which copy the latest handoff's "
+    "`context_pointer`: the handoff's AL301).",
     '{"mission_id": "M-0O4"}  (the mission is M-004)',
     '{"mission_id": "M-004"}',
 )

@@ -263,3 +263,38 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
             # A meta.json written before the newest handoffs holds their checksum from then:
             # that is its AL406 (meta_lag).
             yield from _meta(conversation, reported)
+
+
+#: The lists of meta.json's ``state`` that copy the latest handoff's ``context_pointer``.
+_CONTEXT_LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
+
+
+def mirrored_references_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
+    """An id that names no record, listed in a latest handoff's ``context_pointer`` and
+    copied into ``meta.json``'s ``state`` list of the same name, is the handoff's AL301:
+    the copy is not a second finding (one fact, one finding)."""
+    dangling = [d for d in findings if d.code == "AL301"]
+    if not dangling:
+        return findings
+    conversations = {
+        c.meta_path: c for c in facts_of(index).conversations.values() if c.meta_path is not None
+    }
+    in_meta = [d for d in dangling if d.path in conversations]
+    if not in_meta:
+        return findings
+    latest = {path: c.latest() for path, c in conversations.items()}
+    wanted = {d.path for d in in_meta} | {h.path for h in latest.values() if h is not None}
+    refs = [r for r in index.references if r.path in wanted]
+    at = {(r.path, r.pointer): r for r in refs}
+    reported = {(d.path, d.pointer) for d in dangling}
+    listed = {(r.path, r.field, r.value) for r in refs if (r.path, r.pointer) in reported}
+    copies = set()
+    for finding in in_meta:
+        ref, handoff = at.get((finding.path, finding.pointer)), latest[finding.path]
+        if ref is None or handoff is None or not ref.field.startswith("state."):
+            continue
+        name = ref.field.removeprefix("state.").removesuffix("[]")
+        source = (handoff.path, f"context_pointer.{name}[]", ref.value)
+        if name in _CONTEXT_LISTS and source in listed:
+            copies.add(id(finding))
+    return [d for d in findings if id(d) not in copies]
