@@ -224,3 +224,20 @@ def test_a_dangling_id_meta_json_copies_from_the_latest_handoff_is_one_finding(l
         ("AL301", "H-002.json", "/context_pointer/pending_decisions/0"),
         ("AL301", "meta.json", "/state/pending_decisions/1"),
     ]
+
+
+def test_a_back_dated_handoff_time_copied_into_meta_json_is_its_al402_alone(lint_tree):
+    """H-002 back-dated before H-001, and meta.json's updated_at copied from it, now before
+    its created_at: the handoff's AL402, not also meta.json's AL313."""
+    from conversation import rehash
+
+    files = tree()
+    files[H2]["timestamp"] = "2026-11-01T08:00:00Z"
+    rehash(files[H2])
+    for mirror in (files[STATE], files[META]["state"], files[META]["handoffs"][-1]):
+        mirror["checksum"] = files[H2]["checksum"]
+    files[META]["handoffs"][-1]["timestamp"] = files[STATE]["updated_at"] = "2026-11-01T08:00:00Z"
+    files[META]["updated_at"] = "2026-11-01T08:00:00Z"
+    assert [d.code for d in lint_tree(files).diagnostics] == ["AL402"]
+    files[META]["updated_at"] = "2026-10-01T08:00:00Z"  # not the handoff's: its own fact
+    assert sorted(d.code for d in lint_tree(files).diagnostics) == ["AL313", "AL402"]

@@ -269,16 +269,45 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
 _CONTEXT_LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
 
 
-def mirrored_references_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
+def copies_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
+    """Findings less those on ``meta.json`` that restate a latest handoff's finding in a
+    value copied from it (:func:`_back_dated_copies`, :func:`_dangling_copies`)."""
+    if not any(d.code in ("AL301", "AL313") for d in findings):
+        return findings
+    conversations = {
+        c.meta_path: c for c in facts_of(index).conversations.values() if c.meta_path is not None
+    }
+    return _dangling_copies(_back_dated_copies(findings, conversations), index, conversations)
+
+
+def _back_dated_copies(
+    findings: list[Diagnostic], conversations: Mapping[str, Conversation]
+) -> list[Diagnostic]:
+    """A latest handoff's back-dated ``timestamp`` (its AL402) copied into ``meta.json``'s
+    ``updated_at``, now earlier than ``created_at``, is that AL402, not also an AL313."""
+    back_dated = {d.path for d in findings if d.code == "AL402"}
+    if not back_dated:
+        return findings
+    kept = []
+    for finding in findings:
+        conversation = conversations.get(finding.path)
+        if finding.code == "AL313" and finding.pointer == "/updated_at" and conversation:
+            latest, meta = conversation.latest(), conversation.meta or {}
+            if latest and latest.path in back_dated and meta.get("updated_at") == latest.timestamp:
+                continue
+        kept.append(finding)
+    return kept
+
+
+def _dangling_copies(
+    findings: list[Diagnostic], index: RepoIndex, conversations: Mapping[str, Conversation]
+) -> list[Diagnostic]:
     """An id that names no record, listed in a latest handoff's ``context_pointer`` and
     copied into ``meta.json``'s ``state`` list of the same name, is the handoff's AL301:
     the copy is not a second finding (one fact, one finding)."""
     dangling = [d for d in findings if d.code == "AL301"]
     if not dangling:
         return findings
-    conversations = {
-        c.meta_path: c for c in facts_of(index).conversations.values() if c.meta_path is not None
-    }
     in_meta = [d for d in dangling if d.path in conversations]
     if not in_meta:
         return findings

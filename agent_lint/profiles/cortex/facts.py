@@ -190,7 +190,7 @@ class CortexCollector:
         elif kind == "conversation":
             meta = {
                 key: data[key]
-                for key in ("handoffs", "active_agent", "turn_count", "state")
+                for key in ("handoffs", "active_agent", "turn_count", "state", "updated_at")
                 if key in data
             }
             yield ConversationRecord(name, folder, meta=meta)

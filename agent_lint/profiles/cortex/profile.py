@@ -136,7 +136,7 @@ PROFILE = Profile(
     summary=(handoff_chains,),
     checksum_line=checksum_line,
     restore=restore,
-    refine=agreement.mirrored_references_once,
+    refine=agreement.copies_once,
     hooks=(
         Hook("agent-lint", r"^\.agent/"),
         Hook("agent-lint-handoffs", r"^\.agent/"),
