@@ -544,3 +544,62 @@ def test_a_link_through_a_symlink_out_of_the_repository_is_no_probe(lint_tree, t
              for d in result.diagnostics if d.code in ("AL302", "AL303", "AL314")]  # fmt: skip
     assert codes(result).count("AL303") == 4, shown
     assert shown[0][1] == shown[1][1]  # the same words whether or not the target exists
+
+
+# --- A handoff kept as a symbolic link -----------------------------------------------------
+
+
+def _handoff_as_link(repo: Path) -> None:
+    """H-004 and its note written to store/ and linked into the conversation."""
+    written = add_conversation_handoff(repo, 4)
+    store = repo / "store"
+    store.mkdir(exist_ok=True)
+    for suffix in (".json", ".md"):
+        path = written.with_suffix(suffix)
+        shutil.move(path, store / f"h4{suffix}")
+        os.symlink(f"../../../../store/h4{suffix}", path)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_handoff_added_as_a_symbolic_link_is_refused(tmp_path, capsys, mode):
+    """Once merged, git would record the link, not the handoff behind it: the change that
+    adds it is AL607, whatever its own settings say of AL705."""
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "-b", "change")
+    _handoff_as_link(repo)
+    (repo / ".agent-lint.toml").write_text('ignore = ["AL705"]\n')
+    code, report, _ = gate(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [
+        ("AL607", f"{CONV}/handoffs/H-004.json"),
+        ("AL607", f"{CONV}/handoffs/H-004.md"),
+    ]
+    assert all(
+        "is append-only and a symbolic link (the change adds it as one)" in d["message"]
+        for d in report["diagnostics"]
+        if d["code"] == "AL607"
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_merged_handoff_kept_as_a_link_cannot_be_compared(tmp_path, capsys, mode):
+    """A link merged before the gate stood: what it leads to may have been rewritten, which
+    the gate cannot see (AL611) until the link is replaced with the file."""
+    repo = make_repo(tmp_path)
+    _handoff_as_link(repo)
+    commit_all(repo, "H-004 kept in store/")
+    git(repo, "checkout", "-q", "-b", "change")
+    edit(repo / "store/h4.md", "# H-004", "# H-004, rewritten")
+    code, report, _ = gate(repo, capsys, mode)
+    assert code == 1
+    assert found(report) == [
+        ("AL611", f"{CONV}/handoffs/H-004.json"),
+        ("AL611", f"{CONV}/handoffs/H-004.md"),
+    ]
+    git(repo, "checkout", "-q", "store/h4.md")
+    for suffix in (".json", ".md"):
+        link = repo / f"{CONV}/handoffs/H-004{suffix}"
+        link.unlink()
+        shutil.copy(repo / f"store/h4{suffix}", link)
+    code, report, _ = gate(repo, capsys, mode)
+    assert found(report) == []

@@ -198,6 +198,7 @@ def check(
             if problem.issue is GateIssue.REPLACED:
                 replaced_at.add(path)
     found.extend(_appended(c, new_paths - renamed_to))
+    found.extend(_linked_records(c, replaced_at))
     found.extend(_gitlinks(c, replaced_at))
     found.extend(_linked_folders(c, replaced_at))
     return found, _changed(c) if list_changed else None, merged
@@ -225,6 +226,48 @@ def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
             GateIssue.LINKED_FOLDER,
             c.display(path),
             linked_folder_message(c.display(folder) or "."),
+            line=1,
+            column=1,
+        )
+
+
+def _linked_records(c: Comparison, replaced_at: set[str]) -> Iterator[GateProblem]:
+    """AL607 for each append-only or write-once file that the change adds as a symbolic
+    link, or whose merged link it points elsewhere: git records the link, not what it
+    leads to, so once merged the content behind it could be rewritten without the gate
+    seeing a change at the handoff's path. (A merged regular file made a link is
+    :func:`_protected`'s AL607.) A link the merge-base already had, which the change
+    keeps, is AL611: the gate cannot compare what it leads to."""
+    for path, mode in sorted(c.change.modes.items()):
+        if mode != MODE_SYMLINK or path in replaced_at or not under(path, c.prefix):
+            continue
+        merged = c.base.modes.get(path)
+        if merged in REGULAR_MODES:
+            continue  # a merged file made a link: _protected's AL607
+        match = c.protected_kind(path)
+        if match is None:
+            continue
+        if merged == MODE_SYMLINK and _merged_link(c, path):
+            yield GateProblem(
+                GateIssue.NOT_COMPARED,
+                c.display(path),
+                f"{posixpath.basename(path)} was merged in {c.merged_in(path)} as a symbolic "
+                f"link and is {match.kind.history.value}: git records the link, not the "
+                "content it leads to, so the gate cannot tell whether the change rewrote "
+                "that content. Replace the link with the file it leads to, in a change of "
+                "its own",
+                line=1,
+                column=1,
+            )
+            continue
+        now = "points a merged one elsewhere" if merged == MODE_SYMLINK else "adds it as one"
+        yield GateProblem(
+            GateIssue.REPLACED,
+            c.display(path),
+            f"{posixpath.basename(path)} is {match.kind.history.value} and a symbolic link "
+            f"(the change {now}): git records the link, not the content it leads to, so "
+            "once merged that content could be rewritten without the gate seeing it. "
+            "Commit the file itself",
             line=1,
             column=1,
         )

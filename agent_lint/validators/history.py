@@ -123,7 +123,10 @@ REPLACED = Rule(
     "merged handoff also into a folder): the agent dir moved elsewhere and linked back, a "
     "handoffs folder made a submodule, a handoff replaced by a link. Git then no longer "
     "records the handoffs' content at their paths, so a later change could rewrite them "
-    "unseen. One finding per replaced path.",
+    "unseen. A new handoff (or note, or other append-only file) the change adds as a "
+    "symbolic link, or a merged link it points elsewhere, is reported too: once merged, "
+    "what it leads to could be rewritten without a change at its path. One finding per "
+    "replaced path.",
     "git mv .agent state && ln -s state .agent",
     "keep the agent dir and its handoffs as regular folders and files",
 )
@@ -177,7 +180,9 @@ NOT_COMPARED = Rule(
     "The gate could not compare a merged handoff with the change",
     "Reports a merged append-only file, or a folder holding some, that the change has but "
     "the gate cannot read: a file or folder of the work tree without read permission, or a "
-    "file whose `working-tree-encoding` git itself cannot convert. The gate fails closed "
+    "file whose `working-tree-encoding` git itself cannot convert; or a handoff the "
+    "merge-base already keeps as a symbolic link, whose content git does not record at its "
+    "path (replace the link with the file, in a change of its own). The gate fails closed "
     "instead of calling such files deleted or unchanged. One finding per unreadable path.",
     "chmod 000 .agent/conversations/C-1/handoffs",
     "make the files readable by the user running agent-lint",
