@@ -111,6 +111,15 @@ def test_a_stale_state_covers_a_malformed_field_anywhere_in_it(lint_tree):
     assert codes == ["AL503"]  # the malformed checksum (AL105) is part of the same stale file
 
 
+@pytest.mark.parametrize("value", [{}, [], [{}], True, 7])
+def test_a_state_json_id_of_another_type_is_its_stale_state_alone(lint_tree, value):
+    """A conversation_id that is an object (or a list, …) is no crash: the stale file's
+    AL503, which --fix regenerates, not also its AL103."""
+    files = tree()
+    files[STATE] = {**files[STATE], "conversation_id": value}
+    assert [(c, f) for c, _, f in found(lint_tree(files))] == [("AL503", True)]
+
+
 def test_meta_checksums(lint_tree):
     files = tree()
     files[META]["state"]["checksum"] = None

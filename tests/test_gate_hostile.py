@@ -603,3 +603,27 @@ def test_a_merged_handoff_kept_as_a_link_cannot_be_compared(tmp_path, capsys, mo
         shutil.copy(repo / f"store/h4{suffix}", link)
     code, report, _ = gate(repo, capsys, mode)
     assert found(report) == []
+
+
+def test_a_merged_handoff_whose_commit_holds_other_bytes_is_modified_whatever_the_work_tree(
+    tmp_path, capsys
+):
+    """The change commits H-001.md with CRLF, then a `text` attribute: the work tree, once
+    hashed (its stamp no longer the index's), converts back to the merged blob, but what the
+    commit records, the index's blob, is not the merged one: AL601."""
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "-b", "change")
+    note = repo / H001_MD
+    note.write_bytes(note.read_bytes().replace(b"\n", b"\r\n"))
+    commit_all(repo, "CRLF")
+    (repo / ".gitattributes").write_text("*.md text\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes")
+    assert git(repo, "rev-parse", f"HEAD:{H001_MD}") != git(repo, "rev-parse", f"main:{H001_MD}")
+    later = note.stat().st_mtime + 100
+    os.utime(note, (later, later))  # as after a checkout in another second: hashed again
+    code, report, _ = gate(repo, capsys, "worktree")
+    assert code == 1 and found(report) == [("AL601", H001_MD)]
+    assert "the index (what the change's commit records) holds other bytes" in message(
+        report, "AL601"
+    )

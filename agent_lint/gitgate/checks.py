@@ -402,6 +402,20 @@ def _protected(
             column=1,
         )
     now = c.change.sha(path) if mode is not None else None
+    staged = c.change.staged_sha(path) if now is not None else None
+    if now == base_sha and staged is not None and staged != base_sha:
+        # The work tree hashes to the merged blob after git's conversions (a line-ending
+        # attribute added since), but the index, what the change's commit holds, does not.
+        return GateProblem(
+            GateIssue.MODIFIED,
+            shown,
+            f"{name} was merged in {c.merged_in(path)} and is {kind.history.value}; the "
+            "index (what the change's commit records) holds other bytes, though the work "
+            "tree matches the merged file after git's conversions: restore the merged "
+            f"file and stage it (git checkout {c.base_name} -- {path})",
+            line=1,
+            column=1,
+        )
     if now == base_sha:
         return None
     if mode is None and c.change.is_folder(path):

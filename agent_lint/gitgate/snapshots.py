@@ -123,6 +123,11 @@ class Snapshot(ABC):
         """Read the blobs of several files with one git process."""
         prefetch_together([(self, paths)])
 
+    def staged_sha(self, path: str) -> str | None:
+        """The blob id the index records for ``path`` when this snapshot is the work tree
+        (None otherwise, or when the index has no regular file there)."""
+        return None
+
     def will_ask(self, paths: Iterable[str]) -> None:  # noqa: B027 (most snapshots need none)
         """A hint: the blob ids of ``paths`` are asked next (git's own ids need nothing)."""
 
@@ -499,6 +504,12 @@ class WorkTreeSnapshot(Snapshot):
             clean = self._clean(path)
             self._shas[path] = clean.sha if clean is not None else self._hash(path)
         return self._shas[path]
+
+    def staged_sha(self, path: str) -> str | None:
+        """The blob id the index records for the regular file at ``path``: what a commit of
+        the change holds, whatever the work tree hashes to."""
+        entry = self.index.get(path)
+        return entry.sha if entry is not None and entry.mode in REGULAR_MODES else None
 
     def _hash(self, path: str) -> str | None:
         data = self._read(path)

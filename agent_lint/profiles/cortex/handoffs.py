@@ -198,7 +198,9 @@ class Conversation:
         held = self.state.get("checksum") if self.state is not None else None
         held_id = self.state.get("conversation_id") if self.state is not None else None
         return {
-            "conversation_id": held_id if held_id in self.own_ids(renamed or {}) else self.name,
+            "conversation_id": held_id
+            if isinstance(held_id, str) and held_id in self.own_ids(renamed or {})
+            else self.name,
             "latest_handoff_id": latest.id,
             "active_agent": latest.active_agent(),
             "latest_turn": turn if turn is not None else latest.context_turn,
