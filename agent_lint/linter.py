@@ -40,7 +40,7 @@ from agent_lint.frozen import field, record, replace
 from agent_lint.index import RepoIndex, present_facts
 from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter
-from agent_lint.problems import EntryIssue, EntryProblem
+from agent_lint.problems import EntryIssue, EntryProblem, GateIssue
 from agent_lint.profile import AsMerged, Profile, extend, user_schemas
 from agent_lint.result import LintResult
 from agent_lint.rules import rule_for
@@ -815,8 +815,16 @@ def _edits_refused(outcome: gitgate.Outcome, config: Config) -> set[str]:
     refused = set()
     for problem in outcome.problems:
         shown = configured(diagnose_gate(problem), rules)
-        if shown is not None and shown.severity is Severity.ERROR and shown.path in outcome.merged:
+        if shown is None or shown.severity is not Severity.ERROR:
+            continue
+        if shown.path in outcome.merged:
             refused.add(shown.path)
+        elif problem.issue is GateIssue.RENAMED:  # a folder renamed: each merged file in it
+            inside = f"{shown.path}/"
+            refused.update(p for p in outcome.merged if p.startswith(inside))
+        if problem.issue is GateIssue.RENAMED:
+            # Nor from the files renamed from merged ones (None: the same bytes elsewhere).
+            refused.update(p for p, held in outcome.merged.items() if held is None)
     return refused
 
 

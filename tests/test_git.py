@@ -444,6 +444,42 @@ def test_a_renamed_or_modified_merged_handoff_is_the_gate_finding_alone(tmp_path
     assert _all_findings(repo, capsys) == [("AL601", "H-003.json")]
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_renamed_conversation_folder_is_one_finding(tmp_path, capsys, mode):
+    """One ``git mv`` of a conversation folder: one AL603 at the folder, not one per merged
+    file, nor the moved meta.json's AL202 (its id names the folder it was merged in); and
+    --fix derives nothing in the renamed folder."""
+    repo = make_repo(tmp_path)
+    renamed = CONV.replace("C-payments-refactor", "C-payments")
+    git(repo, "mv", CONV, renamed)
+    state = repo / renamed / "handoffs/state.json"
+    state.unlink()  # would be derived from the moved handoffs
+    code, found = run(repo, capsys, "--base", "main", mode=mode)
+    assert code == 1
+    assert [(d["code"], d["path"]) for d in found] == [("AL603", CONV)]
+    assert found[0]["message"].startswith(
+        f"{CONV} holds 6 append-only files merged on main (such as H-001.json, merged in "
+    )
+    assert found[0]["message"].endswith(
+        f"the change renamed it to {renamed}. Merged files "
+        "stay at the paths they were merged at: rename it back"
+    )
+    if mode == "worktree":
+        assert _all_findings(repo, capsys) == [("AL603", "C-payments-refactor")]
+        main([str(repo), "--base", "main", "--fix"])
+        capsys.readouterr()
+        assert not state.exists()
+
+
+def test_a_folder_of_which_one_handoff_was_renamed_is_that_file_s_finding(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    elsewhere = CONV.replace("C-payments-refactor", "C-other")
+    (repo / elsewhere / "handoffs").mkdir(parents=True)
+    git(repo, "mv", f"{CONV}/handoffs/H-001.json", f"{elsewhere}/handoffs/H-001.json")
+    code, found = run(repo, capsys, "--base", "main")
+    assert ("AL603", f"{CONV}/handoffs/H-001.json") in [(d["code"], d["path"]) for d in found]
+
+
 def test_what_a_change_to_a_merged_handoff_does_not_cause_is_still_reported(tmp_path, capsys):
     repo = make_repo(tmp_path)
     git(repo, "rm", "-q", f"{CONV}/handoffs/H-003.json", f"{CONV}/handoffs/H-003.md")

@@ -184,6 +184,7 @@ def check(
     gone = [p for p in missing if kept[p].history is History.APPEND_ONLY]
     prefetch_together([(c.base, [*modified, *pinned, *gone]), (c.change, modified)])
     renamed_to: set[str] = set()
+    renames: dict[str, str] = {}
     merged: dict[str, bytes | None] = {}
     for path in sorted(kept):
         problem = _protected(c, kept[path], path, by_sha)
@@ -192,11 +193,18 @@ def check(
             if problem.issue is GateIssue.RENAMED:
                 target = by_sha.get(c.base.sha(path) or "", [])[:1]
                 renamed_to.update(target)
+                renames.update((path, t) for t in target)
                 merged.update((c.display(t), None) for t in target)
             if problem.issue in _RESTORABLE and kept[path].history is History.APPEND_ONLY:
                 merged[c.display(path)] = c.base.content(path)
             if problem.issue is GateIssue.REPLACED:
                 replaced_at.add(path)
+    found, moved = _folders_renamed(c, found, renames, protected)
+    for folder, now in moved:
+        # What the renamed folder holds now (its meta.json too) is that rename's alone.
+        for path in c.change.modes:
+            if under(path, now) and f"{folder}{path[len(now) :]}" in c.base.modes:
+                merged.setdefault(c.display(path), None)
     found.extend(_appended(c, new_paths - renamed_to))
     found.extend(_linked_records(c, replaced_at))
     found.extend(_gitlinks(c, replaced_at))
@@ -229,6 +237,64 @@ def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
             line=1,
             column=1,
         )
+
+
+def _moved_folder(path: str, target: str) -> tuple[str, str] | None:
+    """The folders ``path`` and ``target`` are in, once the names they end in alike are
+    taken off (``C-1/handoffs/H-001.json`` to ``C-2/handoffs/H-001.json``: ``C-1`` and
+    ``C-2``), or None when the two differ in their file name or in no folder."""
+    old, new = path.split("/"), target.split("/")
+    if old[-1] != new[-1]:
+        return None
+    while len(old) > 1 and len(new) > 1 and old[-1] == new[-1]:
+        old.pop()
+        new.pop()
+    if old[-1] == new[-1]:
+        return None
+    return "/".join(old), "/".join(new)
+
+
+def _folders_renamed(
+    c: Comparison,
+    found: list[GateProblem],
+    renames: dict[str, str],
+    protected: dict[str, Kind],
+) -> tuple[list[GateProblem], list[tuple[str, str]]]:
+    """The problems with the AL603s of every merged file of a folder the change renamed,
+    each file to the same name in one new folder, made one AL603 at the folder: one
+    ``git mv`` of a conversation folder is one fact. Also each such folder with its new
+    path."""
+    moves: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path, target in renames.items():
+        pair = _moved_folder(path, target)
+        if pair is not None:
+            moves[pair].append(path)
+    folded: set[str] = set()
+    grouped: list[GateProblem] = []
+    moved: list[tuple[str, str]] = []
+    for (folder, now), paths in sorted(moves.items()):
+        inside = [p for p in protected if under(p, folder)]
+        if len(paths) < 2 or sorted(inside) != sorted(paths):
+            continue  # a file or two renamed, or the folder holds merged files left in place
+        folded.update(c.display(p) for p in paths)
+        moved.append((folder, now))
+        paths.sort()
+        grouped.append(
+            GateProblem(
+                GateIssue.RENAMED,
+                c.display(folder),
+                f"{folder} holds {_held((protected[p] for p in paths), len(paths))} merged "
+                f"on {c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
+                f"{c.merged_in(paths[0])}); the change renamed it to {c.display(now)}. Merged "
+                "files stay at the paths they were merged at: rename it back",
+                line=1,
+                column=1,
+            )
+        )
+    if not folded:
+        return found, moved
+    kept = [p for p in found if not (p.issue is GateIssue.RENAMED and p.path in folded)]
+    return kept + grouped, moved
 
 
 def _linked_records(c: Comparison, replaced_at: set[str]) -> Iterator[GateProblem]:

@@ -74,7 +74,9 @@ RENAMED = Rule(
     "handoff-renamed",
     "A handoff merged on the base branch was renamed",
     "Reports a handoff file of the merge-base that the change moves to another path "
-    "(detected by identical content). References and numbering point at the old name.",
+    "(detected by identical content). References and numbering point at the old name. A "
+    "folder whose merged files all moved into one new folder (a conversation renamed) is "
+    "one finding at the folder.",
     "git mv handoffs/H-002.json handoffs/H-005.json",
     "leave H-002.json where it is",
 )
