@@ -475,7 +475,7 @@ def _lint_target(
 
 
 #: The gate's findings that restoring the merged file undoes (AL601, AL602, AL603).
-_UNDONE = frozenset({"AL601", "AL602", "AL603"})
+_UNDONE = frozenset({"AL601", "AL602", "AL603", "AL607"})
 _RENAMED = "AL603"
 
 

@@ -627,3 +627,18 @@ def test_a_merged_handoff_whose_commit_holds_other_bytes_is_modified_whatever_th
     assert "the index (what the change's commit records) holds other bytes" in message(
         report, "AL601"
     )
+
+
+def test_a_merged_handoff_replaced_by_a_gitlink_is_its_al607_alone(tmp_path, capsys):
+    """state.json, meta.json and the resume marker still name H-003 as merged: restoring it
+    clears what they would say, so the replacement is one finding, as a deletion is."""
+    repo = make_repo(tmp_path)
+    handoff = f"{CONV}/handoffs/H-003.json"
+    git(repo, "rm", "-q", "--cached", handoff)
+    (repo / handoff).unlink()
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},{handoff}")
+    code = main([str(repo), "--base", "main", "--staged", "--output-format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert [(d["code"], d["path"]) for d in report["diagnostics"]] == [("AL607", handoff)]

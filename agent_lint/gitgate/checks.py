@@ -360,7 +360,7 @@ def _walked(c: Comparison, path: str) -> bool:
 
 
 #: What the change did to a merged file that restoring its merged bytes undoes.
-_RESTORABLE = (GateIssue.MODIFIED, GateIssue.DELETED, GateIssue.RENAMED)
+_RESTORABLE = (GateIssue.MODIFIED, GateIssue.DELETED, GateIssue.RENAMED, GateIssue.REPLACED)
 
 
 def _agent_dir_gone(c: Comparison) -> bool:
