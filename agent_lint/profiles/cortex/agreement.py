@@ -84,10 +84,12 @@ RULES = (CHECKSUM_MISMATCH, MISSING_STATE, STATE_MISMATCH, META_CHECKSUM, CHECKS
 
 
 def short(value: Any) -> str:
-    """A checksum shortened for messages (``sha256:9f0e1a2b3c4d…``), other values as JSON."""
+    """A checksum shortened for messages (``sha256:9f0e1a2b3c4d…``), other values as JSON,
+    an object's keys in its own order (as the file has them, or type, agent_id, session_id
+    for an active agent derived from a handoff, as AL407 says it)."""
     if isinstance(value, str) and value.startswith("sha256:") and len(value) > 19:
         return value[:19] + "…"
-    return clip(dumps(value, sort_keys=True))
+    return clip(dumps(value))
 
 
 def _handoff_checksums(conversation: Conversation) -> Iterator[Diagnostic]:
