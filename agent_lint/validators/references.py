@@ -49,7 +49,8 @@ MISSING_PATH = Rule(
     "A path reference names a file that does not exist",
     "Reports a repository path in a record (`summary_ref`, `*_ref`, `evidence_refs`, "
     "`artifact_refs`, `artifacts.completed`, …) that does not exist. Paths are relative to "
-    "the repository root; brace lists (`dir/{a,b}.json`) are expanded; values with a URI "
+    "the repository root; brace lists (`dir/{a,b}.json`) are expanded (the missing "
+    "alternatives of one value are one finding); values with a URI "
     "scheme (`proposal:`, `https://`) are not paths unless `path-schemes` maps the scheme "
     "to a folder; values with `*` or `?` are patterns and are not checked; a note in "
     "parentheses after the path (`lib/x.js (712 lines)`) is not part of it. When a file of "
@@ -629,6 +630,7 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
         if isinstance(ref, Diagnostic):
             yield ref
             continue
+        missing: list[tuple[str, Diagnostic]] = []  # of this value's brace alternatives
         for candidate in candidates:
             problem = checker.problem(candidate)
             if problem is None:
@@ -656,5 +658,21 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
             if index.config.partial and meant is None and in_agent_dir:
                 absent.add(folder, candidate, finding)
             else:
-                yield finding
+                missing.append((candidate, finding))
+        yield from _one_per_value(missing)
     yield from absent.summaries()
+
+
+def _one_per_value(missing: list[tuple[str, Diagnostic]]) -> Iterator[Diagnostic]:
+    """The findings of one path value's missing alternatives (``dir/{a,b}.md``): those of
+    one code and severity as one finding, at the first, naming the others."""
+    groups: dict[tuple[str, Severity], list[tuple[str, Diagnostic]]] = defaultdict(list)
+    for candidate, finding in missing:
+        groups[(finding.code, finding.severity)].append((candidate, finding))
+    for group in groups.values():
+        first = group[0][1]
+        if len(group) > 1:
+            others = [quote(candidate) for candidate, _ in group[1:]]
+            verb = "does" if len(others) == 1 else "do"
+            first = replace(first, message=f"{first.message}; nor {verb} {', '.join(others)}")
+        yield first
