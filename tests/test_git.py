@@ -477,6 +477,7 @@ def test_a_folder_of_which_one_handoff_was_renamed_is_that_file_s_finding(tmp_pa
     (repo / elsewhere / "handoffs").mkdir(parents=True)
     git(repo, "mv", f"{CONV}/handoffs/H-001.json", f"{elsewhere}/handoffs/H-001.json")
     code, found = run(repo, capsys, "--base", "main")
+    assert code == 1
     assert ("AL603", f"{CONV}/handoffs/H-001.json") in [(d["code"], d["path"]) for d in found]
 
 
