@@ -60,6 +60,7 @@ from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.identity import (
     UNCLASSIFIED_FILE,
     mirrored_ids_once,
+    names_a_kind,
     rename_targets_taken,
 )
 from agent_lint.validators.storage import LINKED_FOLDER, NAME_COLLISION, SYMLINK_INSIDE
@@ -739,6 +740,10 @@ def _pass_over_files(
         if match is None:
             index.unclassified_paths.add(path)
             unclassified.extend((path, d) for d in checked.diagnostics if d.key)
+            # A file that looks like one of the profile's records (it is named for one,
+            # or holds one's id) shows its state, misnamed as it is: it is reported, not
+            # taken for another design's file.
+            holds_state = holds_state or any(names_a_kind(d) for d in checked.diagnostics)
             continue
         holds_state = holds_state or checked.shows_state
         for facts in checked.facts:

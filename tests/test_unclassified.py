@@ -25,6 +25,11 @@ ANCHOR = {"decisions/D-000.json": decision(decision_id="D-000")}
         ),
         ("decisions/sub/D-001.json", decision(), ".agent/decisions/D-001.json"),
         ("decisions/storage.json", decision(decision_id="D-007"), ".agent/decisions/D-007.json"),
+        (
+            "memory/MEM-004.json",
+            {"memory_id": "MEM-004", "type": "semantic"},
+            ".agent/memory/semantic/MEM-004.json",
+        ),
     ],
 )
 def test_misnamed_record_says_what_it_should_be_called(lint_tree, name, content, expected):
@@ -123,3 +128,19 @@ def test_show_files_lists_a_file_with_a_name_finding_once_as_what_was_read(tmp_p
     main([str(tmp_path), "--no-cache", "--show-files"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "D-a:b" in line]
     assert len(lines) == 1 and "not read" not in lines[0], lines
+
+
+def test_a_store_of_misnamed_records_only_is_reported_not_taken_for_another_design(lint_tree):
+    """Files that look like Cortex records (named for one, or holding one's id) show Cortex
+    state: each is its AL205, never "no agent state found; nothing checked"."""
+    result = lint_tree(
+        {
+            "decisions/d-001.json": decision(),
+            "memory/MEM-004.json": {"memory_id": "MEM-004", "type": "semantic"},
+        }
+    )
+    assert [(d.code, d.path) for d in result.diagnostics] == [
+        ("AL205", ".agent/decisions/d-001.json"),
+        ("AL205", ".agent/memory/MEM-004.json"),
+    ]
+    assert not result.notices

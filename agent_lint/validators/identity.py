@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -389,10 +390,36 @@ def _renamings(profile: Profile, relpath: str, data: object) -> Iterator[str]:
     folders = [folder]
     if "/" in folder:
         folders.append(folder.rpartition("/")[0])
+    folders.extend(f for f in _named_folders(profile, relpath, data) if f not in folders)
     for extension in exts:
         for where in folders:
             for candidate in stems:
                 yield f"{where}/{candidate}.{extension}"
+
+
+_PLACEHOLDER = re.compile(r"<([a-z_]+)>")
+_SAFE_COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def _named_folders(profile: Profile, relpath: str, data: object) -> Iterator[str]:
+    """Folders a record's own fields name, as its kind's example spells its path: a memory
+    of ``"type": "semantic"`` belongs in ``memory/semantic/`` (``memory/<type>/…``)."""
+    if not isinstance(data, dict):
+        return
+    top = relpath.split("/", 1)[0]
+    for kind in profile.kinds:
+        folder = kind.example.rpartition("/")[0]
+        if not folder.startswith(f"{top}/") or "<" not in folder:
+            continue
+        parts = folder.split("/")
+        for position, part in enumerate(parts):
+            named = _PLACEHOLDER.fullmatch(part)
+            value = data.get(named.group(1)) if named else part
+            if not isinstance(value, str) or not _SAFE_COMPONENT.fullmatch(value):
+                break
+            parts[position] = value
+        else:
+            yield "/".join(parts)
 
 
 def resemblance(profile: Profile, relpath: str, data: object) -> tuple[Kind, str] | None:
@@ -461,6 +488,18 @@ def mirrored_ids_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diag
     return kept
 
 
+#: How an AL205 says the file holds a record of a kind (by the id it carries).
+_HOLDS = " holds a "
+
+
+def names_a_kind(finding: Diagnostic) -> bool:
+    """Whether an AL205 finding says which kind its file looks like (named for one, or
+    holding one's id): the file shows the profile's state, misnamed as it is."""
+    return finding.code == UNCLASSIFIED_FILE.code and (
+        bool(finding.key) or _HOLDS in finding.message
+    )
+
+
 def check_unclassified(
     profile: Profile, path: str, relpath: str, data: object
 ) -> Iterator[Diagnostic]:
@@ -489,7 +528,7 @@ def check_unclassified(
         kind, value = carried
         yield UNCLASSIFIED_FILE.at(
             path,
-            f"{name} holds a {kind.title} ({kind.id_field} {quote(value)}) but matches no record "
+            f"{name}{_HOLDS}{kind.title} ({kind.id_field} {quote(value)}) but matches no record "
             f"name, so it is not checked: {kind.title} files are named {prefix}{kind.example} "
             f"and their id has that prefix; rename the file and its id",
             line=1,
