@@ -596,7 +596,7 @@ def test_a_merged_handoff_kept_as_a_link_cannot_be_compared(tmp_path, capsys, mo
         ("AL611", f"{CONV}/handoffs/H-004.json"),
         ("AL611", f"{CONV}/handoffs/H-004.md"),
     ]
-    git(repo, "checkout", "-q", "store/h4.md")
+    git(repo, "checkout", "-q", "HEAD", "--", "store/h4.md")
     for suffix in (".json", ".md"):
         link = repo / f"{CONV}/handoffs/H-004{suffix}"
         link.unlink()
@@ -642,3 +642,19 @@ def test_a_merged_handoff_replaced_by_a_gitlink_is_its_al607_alone(tmp_path, cap
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert [(d["code"], d["path"]) for d in report["diagnostics"]] == [("AL607", handoff)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_merged_link_replaced_by_a_rewritten_file_is_modified(tmp_path, capsys, mode):
+    """The file that replaces a merged link must hold what the link led to on the base."""
+    repo = make_repo(tmp_path)
+    _handoff_as_link(repo)
+    commit_all(repo, "H-004 kept in store/")
+    git(repo, "checkout", "-q", "-b", "change")
+    link = repo / f"{CONV}/handoffs/H-004.md"
+    link.unlink()
+    link.write_text("# H-004, rewritten\n")
+    code, report, _ = gate(repo, capsys, mode)
+    assert code == 1
+    assert ("AL601", f"{CONV}/handoffs/H-004.md") in found(report)
+    assert "as a symbolic link to store/h4.md" in message(report, "AL601")

@@ -471,6 +471,34 @@ def test_a_renamed_conversation_folder_is_one_finding(tmp_path, capsys, mode):
         assert not state.exists()
 
 
+def test_a_renamed_folder_s_edited_files_keep_their_findings(tmp_path, capsys):
+    """Only a folder renamed and nothing else has its files' findings folded into the rename."""
+    repo = make_repo(tmp_path)
+    renamed = CONV.replace("C-payments-refactor", "C-payments")
+    git(repo, "mv", CONV, renamed)
+    edit(repo / renamed / "meta.json", '"D-001"', '"D-999"')
+    found = _all_findings(repo, capsys)
+    assert ("AL603", "C-payments-refactor") in found and ("AL301", "meta.json") in found
+
+
+def test_merged_files_moved_into_a_folder_that_stays_are_each_file_s_rename(tmp_path, capsys):
+    """Handoffs moved from one conversation into another that the base has: no folder was
+    renamed, so each is its own AL603, and the target's own findings stand."""
+    repo = make_repo(tmp_path)
+    other = CONV.replace("C-payments-refactor", "C-onboarding")
+    for name in ("H-002.json", "H-002.md", "H-003.json", "H-003.md"):
+        git(
+            repo,
+            "mv",
+            f"{CONV}/handoffs/{name}",
+            f"{other}/handoffs/{name.replace('H-00', 'H-10')}",
+        )
+    code, found = run(repo, capsys, "--base", "main")
+    assert code == 1
+    assert not any(d["path"] == CONV for d in found)
+    assert sum(d["code"] == "AL603" for d in found) == 4
+
+
 def test_a_folder_of_which_one_handoff_was_renamed_is_that_file_s_finding(tmp_path, capsys):
     repo = make_repo(tmp_path)
     elsewhere = CONV.replace("C-payments-refactor", "C-other")

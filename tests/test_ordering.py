@@ -195,8 +195,9 @@ def test_a_turn_file_misnamed_is_its_own_finding_only(lint_tree):
     ]  # not a gap from 0002 to 0008, nor meta.json and state.json behind turn 9
     # A number the turn records that another file is named for: the name stands.
     files["conversations/C-1/turns/0002.yaml"] = files["conversations/C-1/turns/0009.yaml"]
-    # Which turn is the latest is what the gap puts in doubt: the counters wait for it.
-    assert sorted(codes(lint_tree(files))) == ["AL202", "AL409"]
+    # Counters (2) that are neither the number of turn files (3) nor the highest (9) are
+    # wrong whichever reading of the gap is right.
+    assert sorted(codes(lint_tree(files))) == ["AL202", "AL409", "AL410", "AL503"]
 
 
 def test_turn_count_and_latest_turn(lint_tree):
@@ -455,8 +456,20 @@ def test_a_misnumbered_turn_file_is_its_gap_alone(lint_tree):
     result = lint_tree(files, unsafe_fixes=True)
     assert codes(result) == ["AL409"]
     assert _planned(result) == []
+    # A counter that is neither the number of turns nor the highest is its own finding.
+    files[META]["turn_count"] = 2
+    assert sorted(codes(lint_tree(files))) == ["AL409", "AL410"]
     # Once the turns are numbered 1 to N again, the counters are judged.
     files["conversations/C-1/turns/0004.yaml"] = fourth
     del files["conversations/C-1/turns/0005.yaml"]
     files[META]["turn_count"] = 2
     assert codes(lint_tree(files)) == ["AL410"]
+
+
+def test_a_lagging_meta_json_s_earlier_entries_are_still_judged(lint_tree):
+    """The lag is one finding; a listed entry that mirrors its handoff wrongly is its own."""
+    files = _meta_from_before(tree(handoffs=3, turns=6))
+    files[META]["handoffs"][0]["to_agent"] = "nobody"
+    result = found(lint_tree(files))
+    assert [code for code, _ in result] == ["AL406", "AL406"]
+    assert result[1][1] == 'handoffs[0].to_agent "nobody" but H-001.json has "claude-main"'

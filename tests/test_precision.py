@@ -157,7 +157,7 @@ def test_values_are_rendered_as_json(lint_tree):
     }
     [d] = lint_tree(files).diagnostics
     assert d.code == "AL503"
-    assert '{"agent_id": "x", "session_id": null, "type": "codex"}' in d.message
+    assert '{"type": "codex", "agent_id": "x", "session_id": null}' in d.message
     assert "'" not in d.message and "None" not in d.message
     assert codes(lint_tree(files)) == ["AL503"]
 

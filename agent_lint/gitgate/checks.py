@@ -201,12 +201,14 @@ def check(
                 replaced_at.add(path)
     found, moved = _folders_renamed(c, found, renames, protected)
     for folder, now in moved:
-        # What the renamed folder holds now (its meta.json too) is that rename's alone.
-        for path in c.change.modes:
-            if under(path, now) and f"{folder}{path[len(now) :]}" in c.base.modes:
-                merged.setdefault(c.display(path), None)
+        # A folder renamed and nothing else: what it holds now (its meta.json too) is that
+        # rename's alone. A file edited or added in it keeps its own findings (all do).
+        inside = {p: f"{folder}{p[len(now) :]}" for p in c.change.modes if under(p, now)}
+        if all(_same_file(c, path, was) for path, was in inside.items()):
+            merged.update((c.display(path), None) for path in inside)
     found.extend(_appended(c, new_paths - renamed_to))
     found.extend(_linked_records(c, replaced_at))
+    found.extend(_unlinked(c))
     found.extend(_gitlinks(c, replaced_at))
     found.extend(_linked_folders(c, replaced_at))
     return found, _changed(c) if list_changed else None, merged
@@ -237,6 +239,15 @@ def _linked_folders(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
             line=1,
             column=1,
         )
+
+
+def _same_file(c: Comparison, path: str, was: str) -> bool:
+    """Whether the change's ``path`` is the merge-base's ``was``: a regular file with the
+    same blob (a link or a gitlink moved along is judged on its own)."""
+    mode = c.change.modes.get(path)
+    if mode not in REGULAR_MODES or mode != c.base.modes.get(was):
+        return False
+    return c.change.sha(path) == c.base.sha(was)
 
 
 def _moved_folder(path: str, target: str) -> tuple[str, str] | None:
@@ -276,6 +287,8 @@ def _folders_renamed(
         inside = [p for p in protected if under(p, folder)]
         if len(paths) < 2 or sorted(inside) != sorted(paths):
             continue  # a file or two renamed, or the folder holds merged files left in place
+        if c.change.has_entries_under(folder) or c.base.has_entries_under(now):
+            continue  # files moved between folders that stay: each file's own AL603
         folded.update(c.display(p) for p in paths)
         moved.append((folder, now))
         paths.sort()
@@ -334,6 +347,60 @@ def _linked_records(c: Comparison, replaced_at: set[str]) -> Iterator[GateProble
             f"(the change {now}): git records the link, not the content it leads to, so "
             "once merged that content could be rewritten without the gate seeing it. "
             "Commit the file itself",
+            line=1,
+            column=1,
+        )
+
+
+def _link_target(c: Comparison, path: str) -> str | None:
+    """The repository path the merge-base's symbolic link at ``path`` names (one hop, inside
+    the repository), or None."""
+    sha = c.base.symlink_blob(path)
+    data = c.base.repo.read_blobs([sha]).get(sha) if sha else None
+    try:
+        target = data.decode("utf-8") if data else ""
+    except UnicodeDecodeError:
+        return None
+    if not target or target.startswith("/") or "\\" in target:
+        return None
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    return None if resolved in (".", "..") or resolved.startswith("../") else resolved
+
+
+def _unlinked(c: Comparison) -> Iterator[GateProblem]:
+    """AL601 for each append-only file the merge-base keeps as a symbolic link and the
+    change replaces with a regular file holding other bytes than the file the link led to
+    (AL611 when the gate cannot tell what that was: a link out of the tree, or to a link).
+    Replacing the link with the very file it led to is what AL611 asks for, and passes."""
+    for path, mode in sorted(c.base.modes.items()):
+        if mode != MODE_SYMLINK or c.change.modes.get(path) not in REGULAR_MODES:
+            continue
+        match = c.protected_kind(path)
+        if match is None:
+            continue
+        target = _link_target(c, path)
+        merged = c.base.blob_anywhere(target) if target is not None else None
+        if merged is not None and c.change.sha(path) == merged:
+            continue
+        name, kept = posixpath.basename(path), match.kind.history.value
+        if merged is None:
+            yield GateProblem(
+                GateIssue.NOT_COMPARED,
+                c.display(path),
+                f"{name} was merged in {c.merged_in(path)} as a symbolic link and is {kept}; "
+                "the change replaces it with a file, and the gate cannot tell what the link "
+                "led to (no file of the merged tree), so it cannot compare the two",
+                line=1,
+                column=1,
+            )
+            continue
+        yield GateProblem(
+            GateIssue.MODIFIED,
+            c.display(path),
+            f"{name} was merged in {c.merged_in(path)} as a symbolic link to "
+            f"{c.display(target or '')} and is {kept}; the change replaces it with a file "
+            f"that does not hold what the link led to on {c.base_name}: restore that "
+            "content",
             line=1,
             column=1,
         )

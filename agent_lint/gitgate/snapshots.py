@@ -208,6 +208,15 @@ class TreeSnapshot(Snapshot):
         entry = self.repo.ls_tree(self.commit, parent, recursive=False).get(path)
         return entry.mode if entry is not None and entry.mode != MODE_TREE else None
 
+    def blob_anywhere(self, path: str) -> str | None:
+        """The blob id of the regular file at ``path``, inside the listed prefixes or not
+        (None: no regular file there)."""
+        if any(under(path, prefix) for prefix in self.prefixes):
+            return self.sha(path)
+        parent = path.rpartition("/")[0]
+        entry = self.repo.ls_tree(self.commit, parent, recursive=False).get(path)
+        return entry.sha if entry is not None and entry.mode in REGULAR_MODES else None
+
     def holds(self, path: str) -> bool:
         """Whether the tree has an entry (a folder included) at exactly ``path``."""
         if path in self.modes or any(under(p, path) for p in self.modes):

@@ -141,6 +141,7 @@ def _state(
     renamed: Mapping[str, str],
     disputed: Collection[str] = (),
     ignores: Callable[[str], bool] | None = None,
+    turns: tuple[Any, ...] = (),
 ) -> Iterator[Diagnostic]:
     """AL502/AL503: state.json exists (unless git ignores it: ``ignores``) and agrees with
     the latest handoff, except in the ``disputed`` fields, which that handoff's own
@@ -175,7 +176,9 @@ def _state(
     differing = [
         key
         for key in _STATE_FIELDS
-        if key not in disputed and (key not in state or state[key] != expected[key])
+        if key not in disputed
+        and (key not in state or state[key] != expected[key])
+        and not (key == "latest_turn" and key in state and state[key] in turns)
     ]
     if not differing:
         return
@@ -225,6 +228,7 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
             parts.append(f"state.checksum {said} but {has} {short(expected)}")
             pointer = "/state/checksum" if "checksum" in state else "/state"
     entries = meta.get("handoffs")
+    unsaid = len(entries) if isinstance(entries, list) else 0  # entries not named yet
     if isinstance(entries, list) and entries and isinstance(entries[-1], dict):
         last = entries[-1]
         held = last.get("checksum")
@@ -236,13 +240,12 @@ def _meta(conversation: Conversation, reported: Callable[[Handoff], bool]) -> It
                 pointer = f"{item}/checksum" if "checksum" in last else item
             said = short(held) if "checksum" in last else "is missing"
             parts.append(f"handoffs[{position}].checksum {said} but {has} {short(expected)}")
-            if holds_no_checksum(meta):
-                earlier = (
-                    "handoffs[0] carries"
-                    if position == 1
-                    else (f"handoffs[0] to handoffs[{position - 1}] carry")
-                )
-                parts.append(f"{earlier} none either, where each handoff file has its own")
+            unsaid -= 1
+    if parts and unsaid and holds_no_checksum(meta):
+        earlier = (
+            "handoffs[0] carries" if unsaid == 1 else f"handoffs[0] to handoffs[{unsaid - 1}] carry"
+        )
+        parts.append(f"{earlier} none either, where each handoff file has its own")
     if parts:
         yield META_CHECKSUM.at(path, "meta.json " + "; ".join(parts), pointer=pointer)
 
@@ -253,14 +256,24 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
     reported = checksum_reported(index)
     renamed = renamed_folders(index)
     # Imported here: the ordering checks import this module.
-    from agent_lint.profiles.cortex.ordering import disputed_fields, latest_faults, meta_lag
+    from agent_lint.profiles.cortex.ordering import (
+        disputed_fields,
+        disputed_turn,
+        latest_faults,
+        meta_lag,
+    )
 
     for name in sorted(conversations):
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)
         faults = latest_faults(index, conversation)
         yield from _state(
-            conversation, reported, renamed, disputed_fields(faults), index.git_ignores
+            conversation,
+            reported,
+            renamed,
+            disputed_fields(faults),
+            index.git_ignores,
+            disputed_turn(conversation, faults),
         )
         lag = meta_lag(index, conversation, reported, faults)
         if lag is None or META_CHECKSUM.code not in lag.folded:

@@ -36,8 +36,11 @@ _Plan = Edit | Blocked | None
 
 
 def _state_edit(index: RepoIndex, conversation: Conversation) -> _Plan:
-    if disputed_fields(latest_faults(index, conversation)) & {"updated_at", "latest_turn"}:
-        return None  # state.json does not copy a value its latest handoff has wrong (AL40x)
+    faults = latest_faults(index, conversation)
+    if disputed_fields(faults) & {"updated_at", "latest_turn"} or "AL409" in faults:
+        # state.json does not copy a value its latest handoff has wrong (AL40x), nor a
+        # latest turn that turn files with a gap put in doubt (AL409).
+        return None
     derived = conversation.derived_state(checksum_reported(index), renamed_folders(index))
     latest = conversation.latest()
     if derived is None or latest is None:

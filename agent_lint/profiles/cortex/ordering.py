@@ -323,7 +323,7 @@ def latest_faults(index: RepoIndex, conversation: Conversation) -> set[str]:
     its AL402, not also state.json's ``updated_at``, and a ``last_turn`` past the turn
     files (a turn file missing) its AL405, not also turn counters to rewrite down; turn
     files with a gap or a repeated number (one misnumbered, or one missing) their AL409,
-    not also turn counters, which are judged once the turns are numbered 1 to N."""
+    not also turn counters that hold the number of turn files (:func:`disputed_turn`)."""
     # Turn files with a gap or a repeated number (AL409): which number is the latest turn
     # is what is wrong, so the turn counters are not judged against it nor fixed either.
     faults = list(_sequence(TURN_SEQUENCE, conversation.numbered_turns(), _turn_label))
@@ -345,7 +345,6 @@ _DISPUTED = {
     "AL402": ("timestamp", "updated_at"),
     "AL404": ("from_agent",),
     "AL405": ("from_agent", "latest_turn"),
-    "AL409": ("latest_turn",),
 }
 
 
@@ -418,10 +417,11 @@ def _meta(
         yield lag.finding(path)
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
     if not conversation.broken:
-        if lag is None:
-            # The list of ids stands; the latest entry's fields that a fault of the latest
-            # handoff is about are not judged against it.
-            yield from _meta_handoffs(path, meta, handoffs, reported, disputed_fields(faults))
+        # The list of ids stands; the latest entry's fields that a fault of the latest
+        # handoff is about are not judged against it.
+        yield from _meta_handoffs(
+            path, meta, handoffs, reported, disputed_fields(faults), lagging=lag is not None
+        )
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
         if latest is not None and isinstance(active, dict):
@@ -434,9 +434,7 @@ def _meta(
                 f"active_agent is missing; {latest.id} hands the conversation to "
                 f"{show(latest.active_agent())}",
             )
-    if turn is None or TURN_SEQUENCE.code in faults:
-        return  # no latest turn, or turn files whose gap is what is wrong (AL409)
-    if lag is not None and TURN_COUNT.code in lag.folded:
+    if turn is None or (lag is not None and TURN_COUNT.code in lag.folded):
         return
     stale = stale_turn_counters(meta, turn, disputed_turn(conversation, faults))
     if stale:
@@ -537,11 +535,7 @@ def meta_lag(
             folded.add("AL504")
     turn = conversation.latest_turn()
     disputed = disputed_turn(conversation, faults)
-    if (
-        turn is not None
-        and TURN_SEQUENCE.code not in faults
-        and _counters_from_before(meta, turn, before, first_new, disputed)
-    ):
+    if turn is not None and _counters_from_before(meta, turn, before, first_new, disputed):
         stale.append(_counters_claim(stale_turn_counters(meta, turn, disputed), turn))
         folded.add(TURN_COUNT.code)
     return MetaLag(
@@ -553,14 +547,19 @@ def meta_lag(
 
 
 def disputed_turn(conversation: Conversation, faults: set[str]) -> tuple[Any, ...]:
-    """The turn number a counter may hold other than the latest turn file's while
+    """The turn numbers a counter may hold other than the latest turn file's while
     ``faults`` (:func:`latest_faults`) dispute that: the ``last_turn`` of a latest handoff
     whose AL405 says it is past the turn files (a turn file missing, or the handoff
-    wrong). A counter holding it is that AL405's fact, not one to rewrite."""
+    wrong), and the number of turn files while they have a gap or a repeated number
+    (AL409: one misnumbered, or one missing). A counter holding one is that finding's
+    fact, not one to rewrite; one holding neither is still wrong."""
+    held: list[Any] = []
     latest = conversation.latest()
-    if latest is None or LAST_TURN.code not in faults:
-        return ()
-    return (latest.from_agent.get("last_turn"),)
+    if latest is not None and LAST_TURN.code in faults:
+        held.append(latest.from_agent.get("last_turn"))
+    if TURN_SEQUENCE.code in faults:
+        held.append(len(conversation.turn_files))
+    return tuple(held)
 
 
 def _counters_from_before(
@@ -627,7 +626,11 @@ def _meta_handoffs(
     handoffs: list[Handoff],
     reported: Callable[[Handoff], bool],
     disputed: Collection[str] = (),
+    lagging: bool = False,
 ) -> Iterator[Diagnostic]:
+    """AL406 for ``handoffs[]``: the list of ids, then each entry's mirrored fields. With
+    ``lagging`` (:func:`meta_lag`: the list is the first handoffs only, that lag's finding),
+    the entries it has are judged against the handoffs they list."""
     entries = meta.get("handoffs")
     if entries is None:
         entries = []
@@ -635,7 +638,15 @@ def _meta_handoffs(
         return
     listed = [e.get("handoff_id") if isinstance(e, dict) else None for e in entries]
     files = [h.id for h in handoffs]
-    if listed != files:
+    # A meta.json with no checksum at all is one AL504, when that reports the latest's.
+    no_checksum = (
+        bool(handoffs)
+        and holds_no_checksum(meta)
+        and handoffs[-1].mirrored_checksum(None, reported(handoffs[-1])) is not None
+    )
+    if lagging:
+        handoffs = handoffs[: len(entries)]
+    elif listed != files:
         yield META_HANDOFFS.at(
             path,
             f"handoffs[] lists {', '.join(map(str, listed)) or 'nothing'} but the handoff "
@@ -643,15 +654,10 @@ def _meta_handoffs(
             pointer="/handoffs",
         )
         return
-    # A meta.json with no checksum at all is one AL504, when that reports the latest's.
-    no_checksum = (
-        holds_no_checksum(meta)
-        and handoffs[-1].mirrored_checksum(None, reported(handoffs[-1])) is not None
-    )
     for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
         lenient = reported(handoff)
         mirror = handoff.entry(entry.get("checksum"), lenient)
-        last = position == len(handoffs) - 1
+        last = not lagging and position == len(handoffs) - 1
         for key in _MIRRORED:
             if key == "checksum" and (last or no_checksum):
                 continue  # the latest checksum is an agreement finding (AL504)
