@@ -363,6 +363,19 @@ def test_milestone_cycle_reported_once_per_component(lint_tree):
     assert {d.code for d in found} == {"AL311"}
 
 
+def test_a_repeated_milestone_id_is_its_al203_alone_not_a_cycle(lint_tree):
+    """The third milestone mistyped as MS-001: the first MS-001 stands, so MS-002's
+    dependency on it makes no cycle through the copy's depends_on."""
+    record = mission()
+    record["milestones"] = [
+        {"milestone_id": "MS-001", "title": "a", "status": "passed", "depends_on": []},
+        {"milestone_id": "MS-002", "title": "b", "status": "planned", "depends_on": ["MS-001"]},
+        {"milestone_id": "MS-001", "title": "c", "status": "planned", "depends_on": ["MS-002"]},
+    ]
+    found = lint_tree({"missions/M-001/mission.json": record}).diagnostics
+    assert [(d.code, d.pointer) for d in found] == [("AL203", "/milestones/2/milestone_id")]
+
+
 def test_memory_folder(lint_tree):
     memory = {
         "schema_version": 1,

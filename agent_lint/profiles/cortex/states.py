@@ -119,11 +119,13 @@ def _milestones(ctx: FileContext) -> Iterator[Diagnostic]:
         if not isinstance(milestone, dict) or not isinstance(milestone.get("milestone_id"), str):
             continue
         name = milestone["milestone_id"]
+        if name in edges:
+            continue  # a repeated id is its AL203; the first milestone of that id stands
         depends = milestone.get("depends_on")
         edges[name] = (
             [d for d in depends if isinstance(d, str)] if isinstance(depends, list) else []
         )
-        position.setdefault(name, number)
+        position[name] = number
     for cycle in find_cycles(edges):
         first = cycle[0]
         yield MILESTONE_CYCLE.at(
