@@ -226,3 +226,16 @@ def test_multiple_of_judges_numbers_of_any_size(lint_tree, tmp_path, value, mult
 
 def codes_set(found):
     return {d.code for d in found}
+
+
+def test_the_fields_one_condition_requires_left_null_are_one_finding(lint_tree):
+    """A decision set to approved with the runtime's null placeholders left in: one finding
+    naming each field the status requires, not one per field."""
+    record = decision(status="approved", selected_option=None, resolved_by=None, resolved_at=None)
+    [d] = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert (d.code, d.pointer) == ("AL103", "/selected_option")
+    assert d.message == (
+        '"selected_option" must be string when "status" is one of approved, rejected, '
+        'revision_requested, got null; "resolved_by" must be string, got null; '
+        '"resolved_at" must be string, got null'
+    )

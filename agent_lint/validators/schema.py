@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -290,7 +290,7 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
     """
     seen: set[tuple[str, str, str]] = set()
     groups: dict[tuple[str, str, str], list[Diagnostic]] = defaultdict(list)
-    for diagnostic in _schema_findings(ctx):
+    for diagnostic in _one_per_condition(_schema_findings(ctx)):
         key = (diagnostic.code, diagnostic.pointer, diagnostic.message)
         if key in seen:
             continue
@@ -310,6 +310,28 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
             message=f"{first.message} (and {more} more entr{'y' if more == 1 else 'ies'})",
             key=template,
         )
+
+
+def _one_per_condition(found: Iterable[tuple[Diagnostic, str]]) -> Iterator[Diagnostic]:
+    """The findings, those that one condition of one object sets off (several fields a
+    ``"status": "released"`` requires, left as the runtime's null placeholders) as one
+    finding at the first, naming the others: one unfinished transition, one fact."""
+    findings = list(found)
+    groups: dict[tuple[str, str], list[Diagnostic]] = defaultdict(list)
+    for diagnostic, condition in findings:
+        if condition:
+            parent = diagnostic.pointer.rpartition("/")[0]
+            groups[(parent, condition)].append(diagnostic)
+    for diagnostic, condition in findings:
+        group = (
+            groups.get((diagnostic.pointer.rpartition("/")[0], condition)) if condition else None
+        )
+        if group is None or len(group) == 1:
+            yield diagnostic
+        elif group[0] is diagnostic:
+            when = f" when {condition}"
+            others = [d.message.replace(when, "", 1) for d in group[1:]]
+            yield replace(diagnostic, message="; ".join([diagnostic.message, *others]))
 
 
 def _foreign_shape(ctx: FileContext, issues: list[SchemaIssue]) -> Diagnostic | None:
@@ -340,7 +362,9 @@ def _foreign_shape(ctx: FileContext, issues: list[SchemaIssue]) -> Diagnostic | 
     )
 
 
-def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
+def _schema_findings(ctx: FileContext) -> Iterator[tuple[Diagnostic, str]]:
+    """Each schema finding with the condition (``"status" is "released"``) that required
+    what it is about, ``""`` for none."""
     if ctx.kind.schema is None:
         return
     validator = ctx.schemas.validator(ctx.kind.schema)
@@ -349,7 +373,7 @@ def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
     issues = list(validator.issues(ctx.data))
     foreign = _foreign_shape(ctx, issues)
     if foreign is not None:
-        yield foreign
+        yield foreign, ""
         return
     for issue in issues:
         if _owned_by_identity(ctx, issue):
@@ -364,18 +388,19 @@ def _schema_findings(ctx: FileContext) -> Iterator[Diagnostic]:
                     continue
                 if missing in misspelled:
                     continue  # 'unknown field "decision"; did you mean "decisions"?' says it
-                yield MISSING_FIELD.at(
+                finding = MISSING_FIELD.at(
                     ctx.path,
                     f'missing required field "{missing}"{where}{_when(issue)}',
                     pointer=pointer_of(issue.path),
                 )
+                yield finding, ""  # placed at the object: grouped by message instead
             continue
         if issue.keyword == "additionalProperties" and isinstance(issue.instance, dict):
             if ctx.kind.open_fields and not issue.path and not ctx.config.strict:
                 continue  # the runtime's schema of this kind accepts extra fields
-            yield from _unknown_fields(ctx, issue)
+            yield from ((finding, "") for finding in _unknown_fields(ctx, issue))
             continue
         described = _message(issue)
         if described is not None:
             rule, message = described
-            yield rule.at(ctx.path, message, pointer=pointer_of(issue.path))
+            yield rule.at(ctx.path, message, pointer=pointer_of(issue.path)), issue.condition
