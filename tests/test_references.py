@@ -219,6 +219,17 @@ def test_an_entry_whose_record_was_renamed_says_where_it_is_now(lint_tree):
     )
 
 
+@pytest.mark.parametrize("written", ["2026-11-02T10:00:00.000Z", "2026-11-02T11:00:00+01:00"])
+def test_an_index_time_that_is_the_record_s_moment_written_another_way_agrees(lint_tree, written):
+    files = {
+        "decisions/D-001.json": decision(updated_at="2026-11-02T10:00:00Z"),
+        "decisions/index.json": {
+            "decisions": [_index_entry("D-001", ".agent/decisions/D-001.json", updated_at=written)]
+        },
+    }
+    assert lint_tree(files).diagnostics == []
+
+
 def test_a_value_the_record_gets_wrong_is_the_records_finding_alone(lint_tree):
     """A status typo in the decision (AL104): the index that has it right is not blamed."""
     files = {

@@ -12,6 +12,7 @@ from agent_lint.index import IndexEntry, ListedRecord, RepoIndex
 from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.kinds import NameRule
 from agent_lint.profile import Profile
+from agent_lint.schemas import parse_timestamp
 from agent_lint.selection import is_selected
 from agent_lint.validators.identity import renamed_files, renamed_folders
 from agent_lint.validators.references import DANGLING_REFERENCE, Absent, resolver_of
@@ -226,7 +227,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             continue
         values = dict(record.values)
         for name, value in entry.fields:
-            if name in values and values[name] != value:
+            if name in values and not _same_value(values[name], value):
                 if typos.in_record(record, name, value):
                     continue  # the record's AL301 is the finding: the index has it right
                 if not record.clean:
@@ -267,6 +268,17 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             f"{record.path}{named} is not listed in this index",
             pointer=f"/{spec.array}" if spec.array else "",
         )
+
+
+def _same_value(held: object, listed: object) -> bool:
+    """Whether an index entry's value is the record's: equal, or the same moment written
+    two ways (``08:00:00Z`` and ``09:00:00+01:00``, ``08:00:00.000Z``)."""
+    if held == listed:
+        return True
+    if not (isinstance(held, str) and isinstance(listed, str)):
+        return False
+    moment = parse_timestamp(held)
+    return moment is not None and moment == parse_timestamp(listed)
 
 
 def _holders(index: RepoIndex) -> dict[tuple[str, str | None], str | None]:
