@@ -413,7 +413,8 @@ def test_markdown_links_and_anchors(lint_tree, tmp_path):
     note = (
         "# Summary\n\n## Current state\n\n"
         "[ok](../../../docs/design.md#retry-policy-v2) [self](#current-state) "
-        "[web](https://example.com/x) [root](/docs/design.md)\n"
+        "[web](https://example.com/x) [root](/docs/design.md) "
+        "[source](../../../docs/design.md?plain=1#L3)\n"
         "[gone](../../../docs/gone.md) [bad anchor](../../../docs/design.md#retry)\n"
         "[out](../../../../x.md)\n"
         "```\n[in code](nowhere.md) D-999\n```\n"

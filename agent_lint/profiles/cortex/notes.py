@@ -188,7 +188,12 @@ def _target(path: str, link: Token) -> tuple[str, str] | None:
     if _SCHEME.match(link.text):
         return None
     target, _, anchor = link.text.partition("#")
+    # A query (``?plain=1``, GitHub's source view) is no part of the file's name, as
+    # for a browser (a ``?`` the name holds is written ``%3F``); its anchors are that
+    # view's (``#L3``), not the rendered note's headings.
+    target, queried, _ = target.partition("?")
     target = unquote(target)
+    anchor = "" if queried else anchor
     if not target:
         return path, anchor
     if target.startswith("/"):
