@@ -346,3 +346,52 @@ def test_a_mistyped_sub_agent_id_is_its_own_finding_alone(tmp_path, capsys):
 def _run_json(store: Path, capsys) -> str:
     main([str(store), "--no-color", "--no-cache", "--output-format", "json"])
     return capsys.readouterr().out
+
+
+CONV1 = "conversations/conv_20260711_210000_001"
+
+
+def _codes_and_fix(capsys, store: Path) -> tuple[list[tuple[str, str]], set[str]]:
+    """The findings (code, file name) of a run, and the files ``--fix`` then rewrites."""
+    found = [
+        (str(d["code"]), str(d["path"]).rsplit("/", 1)[-1]) for d in _findings(capsys, store.parent)
+    ]
+    before = tree_bytes(store.parent)
+    main([str(store.parent), "--profile", "astrion", "--fix", "--no-color"])
+    capsys.readouterr()
+    after = tree_bytes(store.parent)
+    return found, {path for path in before if before[path] != after.get(path)}
+
+
+def test_a_wrong_agent_count_is_its_al801_alone_and_fix_does_not_copy_it(tmp_path, capsys):
+    store = _store(tmp_path)
+    _edit(store / CONV1 / "metadata.json", agent_count=4)
+    found, changed = _codes_and_fix(capsys, store)
+    assert found == [("AL801", "metadata.json")]
+    assert changed == set()
+
+
+def test_an_agent_listed_without_its_folder_is_its_al802_alone(tmp_path, capsys):
+    """Not also the index's count (AL305) nor the counter (AL807); --fix raises nothing."""
+    store = _store(tmp_path)
+    _edit(store / CONV1 / "metadata.json", agent_ids=[1, 2, 3, 99], agent_count=4)
+    found, changed = _codes_and_fix(capsys, store)
+    assert found == [("AL802", "metadata.json")]
+    assert changed == set()
+
+
+def test_a_conversation_updated_before_it_was_created_is_al313_and_not_copied(tmp_path, capsys):
+    store = _store(tmp_path)
+    _edit(store / CONV1 / "metadata.json", updated_at="2026-07-10T08:00:00")
+    found, changed = _codes_and_fix(capsys, store)
+    assert found == [("AL313", "metadata.json")]
+    assert changed == set()
+
+
+def test_a_mistyped_role_in_a_sub_agent_s_metadata_is_its_al301_alone(tmp_path, capsys):
+    store = _store(tmp_path)
+    agent = store / CONV1 / "agents" / "2" / "metadata.json"
+    role = json.loads(agent.read_text("utf-8"))["role_id"]
+    _edit(agent, role_id=role + "x")
+    found, _ = _codes_and_fix(capsys, store)
+    assert found == [("AL301", "metadata.json")]

@@ -23,8 +23,8 @@ from agent_lint.kinds import EACH, Format
 from agent_lint.loading import parse
 from agent_lint.positions import escape_token
 from agent_lint.profiles.cortex import checksum
-from agent_lint.profiles.cortex.states import _timestamps
 from agent_lint.schemas import _date_time, is_date_time
+from agent_lint.validators.timestamps import timestamps as _timestamps
 
 MANY = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -32,6 +32,7 @@ from agent_lint.validators import (
     references,
     schema,
     storage,
+    timestamps,
 )
 
 T = TypeVar("T")
@@ -68,6 +69,7 @@ SHARED_FILE_CHECKS: tuple[FileCheck, ...] = (
         identity.check_identity,
         _codes(identity.INVALID_ID, identity.ID_NAME_MISMATCH, identity.INVALID_FILE_NAME),
     ),
+    Check(timestamps.check_timestamp_order, _codes(timestamps.TIMESTAMP_ORDER)),
 )
 #: Checks every profile runs on the index: unique ids, references, paths, index files.
 SHARED_REPO_CHECKS: tuple[RepoCheck, ...] = (
@@ -85,6 +87,7 @@ _FAMILIES = (
     indexes,
     history,
     storage,
+    timestamps,
 )
 RULES: tuple[Rule, ...] = tuple(
     sorted((rule for family in _FAMILIES for rule in family.RULES), key=lambda rule: rule.code)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.jsontext import clip, quote
+from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation, facts_of
 from agent_lint.validators.identity import renamed_folders
+from agent_lint.validators.references import resolver_of
 
 AGENT_COUNT_MISMATCH = Rule(
     "AL801",
@@ -230,6 +231,11 @@ def _number(name: str) -> tuple[int, str]:
 def check_sub_agent_files(index: RepoIndex) -> Iterator[Diagnostic]:
     """A sub-agent's ``messages.json`` repeats ``display_name`` and ``role_id`` of its metadata."""
     facts = facts_of(index)
+    resolver = resolver_of(index)
+
+    def roles(namespace: str, scope: str, value: object) -> bool:
+        return isinstance(value, str) and resolver.exists(namespace, scope, value)
+
     for name in sorted(facts.conversations):
         agents = facts.conversations[name].agents
         for agent in sorted(agents, key=_number):
@@ -238,6 +244,8 @@ def check_sub_agent_files(index: RepoIndex) -> Iterator[Diagnostic]:
                 continue
             for key in ("display_name", "role_id"):
                 said, stored = messages.data.get(key), meta.data.get(key)
+                if key == "role_id" and not roles("role", "", stored) and roles("role", "", said):
+                    continue  # metadata.json names no role: its AL301, messages.json is right
                 if said != stored and isinstance(said, str) and isinstance(stored, str):
                     yield SUB_AGENT_FILES_DISAGREE.at(
                         messages.path,
@@ -295,13 +303,54 @@ def check_agent_references(index: RepoIndex) -> Iterator[Diagnostic]:
         yield from _member_findings(facts.conversations[name])
 
 
-def agents_in_use(facts: AstrionFacts) -> dict[int, str]:
-    """Every agent id in use (``agent_ids`` and sub-agent folders) and one conversation using it."""
+def phantom_agents(conversation: Conversation, renamed: Mapping[str, str]) -> set[int]:
+    """The ids ``agent_ids`` lists that no sub-agent folder stands for (each its AL802)."""
+    stands_for = conversation.agent_names(renamed)
+    held = {*stands_for, *stands_for.values()}
+    return {agent for agent in conversation.agent_ids() or () if str(agent) not in held}
+
+
+def disputed_count(conversation: Conversation, renamed: Mapping[str, str]) -> bool:
+    """Whether the conversation's ``agent_count`` is in doubt: it is not the number of its
+    ``agent_ids`` (AL801), or one of those has no folder (AL802). The index entry's count
+    is then not judged against it, nor made to copy it."""
+    ids = conversation.agent_ids()
+    if ids is None:
+        return False
+    count = (conversation.meta or {}).get("agent_count")
+    return count != len(ids) or bool(phantom_agents(conversation, renamed))
+
+
+def agents_in_use(facts: AstrionFacts, renamed: Mapping[str, str] | None = None) -> dict[int, str]:
+    """Every agent id in use (``agent_ids`` and sub-agent folders) and one conversation using
+    it; an id listed with no folder (its AL802) is left out: it is that finding's, not one
+    to raise the counter to."""
     used: dict[int, str] = {}
     for name in sorted(facts.conversations):
-        for agent in sorted(facts.conversations[name].members()):
+        conversation = facts.conversations[name]
+        phantoms = phantom_agents(conversation, renamed or {})
+        for agent in sorted(conversation.members() - phantoms):
             used.setdefault(agent, name)
     return used
+
+
+def counts_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
+    """An index entry's ``agent_count`` that disagrees with a conversation whose own count
+    is in doubt (:func:`disputed_count`) is that conversation's AL801 or AL802, not also
+    an AL305 on the index."""
+    facts, renamed = facts_of(index), renamed_folders(index)
+    if facts.index is None:
+        return findings
+    disputed = {
+        f"/{escape_token(name)}/agent_count"
+        for name, conversation in facts.conversations.items()
+        if disputed_count(conversation, renamed)
+    }
+    return [
+        d
+        for d in findings
+        if not (d.code == "AL305" and d.path == facts.index.path and d.pointer in disputed)
+    ]
 
 
 def own_ids(index: RepoIndex) -> dict[str, str]:
@@ -322,7 +371,7 @@ def check_state(index: RepoIndex) -> Iterator[Diagnostic]:
     if state is None:
         return
     counter = state.data.get("agent_id_counter")
-    used = agents_in_use(facts)
+    used = agents_in_use(facts, renamed_folders(index))
     if isinstance(counter, int) and not isinstance(counter, bool) and used:
         highest = max(used)
         if highest > counter:

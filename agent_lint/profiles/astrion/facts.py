@@ -35,11 +35,12 @@ class AgentFolder:
 
 @dataclass(frozen=True, slots=True)
 class ConversationMeta:
-    """A parsed ``conversations/<id>/metadata.json``."""
+    """A parsed ``conversations/<id>/metadata.json``; ``clean`` when it has no error."""
 
     conversation: str
     path: str
     data: dict[str, Any]
+    clean: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class Conversation:
     folder: str
     meta_path: str | None = None
     meta: dict[str, Any] | None = None
+    meta_clean: bool = True
     agent_folders: dict[str, str] = field(default_factory=dict)
     agents: dict[str, dict[str, AgentRecord]] = field(default_factory=dict)
     leader: LeaderMessages | None = None
@@ -192,7 +194,7 @@ class AstrionCollector:
         elif kind == "conversation-index":
             yield IndexRecord(ctx.path, data)
         elif kind == "conversation":
-            yield ConversationMeta(name, ctx.path, data)
+            yield ConversationMeta(name, ctx.path, data, clean)
         elif kind == "conversation-messages":
             yield LeaderMessages(name, ctx.path, tuple(_agent_refs(data)))
         elif kind in ("sub-agent", "sub-agent-messages"):
@@ -215,6 +217,7 @@ class AstrionCollector:
         elif isinstance(fact, ConversationMeta):
             conversation = store.conversations[fact.conversation]
             conversation.meta_path, conversation.meta = fact.path, fact.data
+            conversation.meta_clean = fact.clean
         elif isinstance(fact, LeaderMessages):
             store.conversations[fact.conversation].leader = fact
         elif isinstance(fact, AgentRecord):

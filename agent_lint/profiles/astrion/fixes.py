@@ -14,12 +14,15 @@ second run changes nothing. An absent index is not created.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agent_lint.fixer import Blocked, Edit, read_derived, target_problem
 from agent_lint.index import RepoIndex
-from agent_lint.profiles.astrion.checks import agents_in_use, own_ids
+from agent_lint.profiles.astrion.checks import agents_in_use, disputed_count, own_ids
 from agent_lint.profiles.astrion.facts import AstrionFacts, facts_of
+from agent_lint.schemas import parse_timestamp
+from agent_lint.validators.identity import renamed_folders
 
 _ENTRY_FIELDS = ("title", "created_at", "updated_at", "agent_count")
 
@@ -33,26 +36,49 @@ _STATE_ORDER = ("version", "last_conversation_id", "agent_id_counter", "created_
 
 
 def derived_index(
-    facts: AstrionFacts, current: dict[str, Any], ids: dict[str, str] | None = None
+    facts: AstrionFacts,
+    current: dict[str, Any],
+    ids: dict[str, str] | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """``conversations/index.json`` as the conversation folders' metadata says it.
 
     A folder whose ``metadata.json`` cannot be read (it does not parse, or it
-    is absent while the folder holds other files) keeps its ``current``
-    entry, if any: nothing says the entry is wrong. ``ids`` are the folders whose
-    metadata carries another id, by that id (:func:`~agent_lint.profiles.astrion.checks.own_ids`):
-    such a folder keeps the key its entry has, its name or that id.
+    is absent while the folder holds other files), or has errors of its own,
+    keeps its ``current`` entry, if any: nothing says the entry is wrong, and the
+    index never copies a value its record has wrong; nor does an entry copy an
+    ``agent_count`` in doubt (:func:`~agent_lint.profiles.astrion.checks.disputed_count`).
+    A time the entry holds that is the record's moment written another way stays as
+    written. ``ids`` are the folders whose metadata carries another id, by that id
+    (:func:`~agent_lint.profiles.astrion.checks.own_ids`): such a folder keeps the key
+    its entry has, its name or that id.
     """
     names = {name: own for own, name in (ids or {}).items()}
     entries: dict[str, Any] = {}
     for name in sorted(facts.conversations):
-        meta, own = facts.conversations[name].meta, names.get(name, name)
+        conversation = facts.conversations[name]
+        meta, own = conversation.meta, names.get(name, name)
         key = own if own in current and name not in current else name
-        if meta is not None:
-            entries[key] = {field: meta[field] for field in _ENTRY_FIELDS if field in meta}
-        elif key in current:
-            entries[key] = current[key]
+        held = current.get(key)
+        if meta is not None and conversation.meta_clean:
+            entry = {field: meta[field] for field in _ENTRY_FIELDS if field in meta}
+            if isinstance(held, dict):
+                for field in ("created_at", "updated_at"):
+                    if field in held and _same_moment(held[field], entry.get(field)):
+                        entry[field] = held[field]
+                if disputed_count(conversation, renamed or {}):
+                    entry.pop("agent_count", None)
+                    if "agent_count" in held:
+                        entry["agent_count"] = held["agent_count"]
+            entries[key] = entry
+        elif held is not None:
+            entries[key] = held
     return dict(sorted(entries.items()))
+
+
+def _same_moment(held: Any, derived: Any) -> bool:
+    moment = parse_timestamp(held)
+    return moment is not None and moment == parse_timestamp(derived)
 
 
 def _latest(facts: AstrionFacts) -> tuple[str, str] | None:
@@ -66,7 +92,10 @@ def _latest(facts: AstrionFacts) -> tuple[str, str] | None:
 
 
 def derived_state(
-    facts: AstrionFacts, state: dict[str, Any], ids: dict[str, str] | None = None
+    facts: AstrionFacts,
+    state: dict[str, Any],
+    ids: dict[str, str] | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """``state`` with its derived fields brought in line with the conversation folders.
 
@@ -79,7 +108,7 @@ def derived_state(
     if isinstance(last, str) and last not in facts.conversations and last not in (ids or {}):
         fixed["last_conversation_id"] = latest[1] if latest is not None else None
     counter = state.get("agent_id_counter")
-    used = agents_in_use(facts)
+    used = agents_in_use(facts, renamed)
     if isinstance(counter, int) and not isinstance(counter, bool) and used:
         fixed["agent_id_counter"] = max(counter, max(used))
     stamp = state.get("updated_at")
@@ -108,13 +137,13 @@ def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edi
     """``state.json`` and ``conversations/index.json`` to rewrite, or why they cannot be."""
     facts = facts_of(index)
     planned: list[Edit | Blocked | None] = []
-    ids = own_ids(index)
+    ids, renamed = own_ids(index), renamed_folders(index)
     if facts.index is not None:
         current = facts.index.data
-        value = derived_index(facts, current, ids)
+        value = derived_index(facts, current, ids, renamed)
         planned.append(_write(index, facts.index.path, value, current))
     if facts.state is not None:
-        value = derived_state(facts, facts.state.data, ids)
+        value = derived_state(facts, facts.state.data, ids, renamed)
         planned.append(_write(index, facts.state.path, value, facts.state.data))
     edits = [item for item in planned if isinstance(item, Edit)]
     blocked = [item for item in planned if isinstance(item, Blocked)]

@@ -163,6 +163,7 @@ PROFILE = Profile(
     ),
     collectors=(AstrionCollector(),),
     fixers=(plan_derived_files,),
+    refine=checks.counts_once,
     rules=checks.RULES,
     hooks=(Hook("agent-lint-astrion", r"^\.astrion/"),),
 )

@@ -107,7 +107,6 @@ PROFILE = Profile(
                 states.INVALID_SELECTED_OPTION,
                 states.MILESTONE_CYCLE,
                 states.MEMORY_FOLDER_MISMATCH,
-                states.TIMESTAMP_ORDER,
             ),
         ),
     ),

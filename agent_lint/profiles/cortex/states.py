@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.jsontext import clip, escape_token, quote
+from agent_lint.jsontext import clip, quote
 from agent_lint.profiles.cortex.facts import facts_of
-from agent_lint.schemas import parse_timestamp
 
 UNRESOLVED_DECISION = Rule(
     "AL308",
@@ -58,23 +56,12 @@ MEMORY_FOLDER_MISMATCH = Rule(
     'memory/episodic/MEM-001.json with "type": "semantic"',
     'memory/semantic/MEM-001.json with "type": "semantic"',
 )
-TIMESTAMP_ORDER = Rule(
-    "AL313",
-    "timestamp-order",
-    "A record was updated before it was created",
-    "Reports an object whose `updated_at` is earlier than its `created_at`. One of the two "
-    "is wrong, and ordering or staleness checks built on them mislead.",
-    '{"created_at": "2026-11-02T10:00:00Z", "updated_at": "2026-11-01T10:00:00Z"}',
-    '{"created_at": "2026-11-02T10:00:00Z", "updated_at": "2026-11-02T12:00:00Z"}',
-)
-
 RULES = (
     UNRESOLVED_DECISION,
     INVALID_SELECTED_OPTION,
     SUPERSESSION_CYCLE,
     MILESTONE_CYCLE,
     MEMORY_FOLDER_MISMATCH,
-    TIMESTAMP_ORDER,
 )
 
 _RESOLVED = ("approved", "rejected", "revision_requested")
@@ -199,53 +186,8 @@ def find_cycles(edges: dict[str, list[str]]) -> list[list[str]]:
     return sorted(cycles)
 
 
-def _timestamps(data: Any, text: str | None = None) -> list[tuple[str, str, str]]:
-    """``(pointer, created_at, updated_at)`` of every object whose update precedes its creation.
-
-    Objects are visited in document order; the pointer is built only for a hit,
-    so a clean record costs one walk over its containers and nothing more. With
-    ``text``, the file's text, a record that cannot hold both fields is not
-    walked at all (:func:`may_name_both`).
-    """
-    found: list[tuple[str, str, str]] = []
-    if text is None or may_name_both(text):
-        _visit_timestamps(data, [], found)
-    return found
-
-
-def may_name_both(text: str) -> bool:
-    """Whether a document written as ``text`` may have a key ``created_at`` and one ``updated_at``.
-
-    A key of a JSON or YAML document is its text as written unless it uses an
-    escape, which needs a backslash (JSON's ``\\u…``, a double-quoted YAML
-    scalar's); a folded YAML key gains a space or a line break, never loses
-    one. So a text without a backslash holds both keys only if it names both.
-    """
-    return "\\" in text or ("updated_at" in text and "created_at" in text)
-
-
-def _visit_timestamps(data: Any, trail: list[Any], found: list[tuple[str, str, str]]) -> None:
-    if isinstance(data, dict):
-        if "updated_at" in data and "created_at" in data:
-            created = parse_timestamp(data["created_at"])
-            updated = parse_timestamp(data["updated_at"])
-            if created and updated and updated < created:
-                pointer = "".join(f"/{escape_token(key)}" for key in trail)
-                found.append((pointer, data["created_at"], data["updated_at"]))
-        items: Any = data.items()
-    elif isinstance(data, list):
-        items = enumerate(data)
-    else:
-        return
-    for key, value in items:
-        if value and isinstance(value, (dict, list)):
-            trail.append(key)
-            _visit_timestamps(value, trail, found)
-            trail.pop()
-
-
 def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
-    """Decision resolution, milestone cycles, memory folders and timestamp order."""
+    """Decision resolution, milestone cycles and memory folders."""
     if not isinstance(ctx.data, dict):
         return
     if ctx.kind.name == "decision":
@@ -262,12 +204,6 @@ def check_states(ctx: FileContext) -> Iterator[Diagnostic]:
                 f"(expected memory/{clip(kind)}/)",
                 pointer="/type",
             )
-    for pointer, created, updated in _timestamps(ctx.data, ctx.text):
-        yield TIMESTAMP_ORDER.at(
-            ctx.path,
-            f"updated_at {updated} is earlier than created_at {created}",
-            pointer=f"{pointer}/updated_at",
-        )
 
 
 def check_supersession(index: RepoIndex) -> Iterator[Diagnostic]:
