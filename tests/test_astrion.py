@@ -395,3 +395,15 @@ def test_a_mistyped_role_in_a_sub_agent_s_metadata_is_its_al301_alone(tmp_path, 
     _edit(agent, role_id=role + "x")
     found, _ = _codes_and_fix(capsys, store)
     assert found == [("AL301", "metadata.json")]
+
+
+def test_a_role_without_front_matter_says_so(tmp_path, capsys):
+    store = _store(tmp_path)
+    role = sorted((store / "agents").glob("*.md"))[0]
+    role.write_text("You review code.\n", encoding="utf-8")
+    [finding] = _findings(capsys, store.parent)
+    assert (finding["code"], finding["line"], finding["column"]) == ("AL103", 1, 1)
+    assert finding["message"] == (
+        "the role has no YAML front matter; expected the file to start with a line ---, its "
+        "fields as YAML, and a line ---"
+    )

@@ -138,6 +138,19 @@ def test_a_pin_is_named_by_the_commit_that_set_it(tmp_path, capsys):
     assert f'in {pinned[:7]} ("the pin") and is write-once' in out
 
 
+def test_a_pin_written_again_with_the_same_value_is_no_change(tmp_path, capsys):
+    """Another writer's formatting of the same reference is not a re-pointing."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "git-history" / "base", repo)
+    ref = repo / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
+    write_json(ref, {"file": "/home/ana/.pi/agent/sessions/a.jsonl"})
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "pinned")
+    ref.write_text('{"file":"/home/ana/.pi/agent/sessions/a.jsonl"}', encoding="utf-8")
+    code, out = lint(repo, capsys, "--base", "main", "--select", "AL6")
+    assert code == 0, out
+
+
 def write_json(path: Path, data: object) -> None:
     """Write ``data`` as indented JSON at ``path``."""
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -500,6 +500,16 @@ def _folder_replaced(
     )
 
 
+def _same_json(merged: bytes | None, changed: bytes | None) -> bool:
+    """Whether two JSON documents hold the same value (None or unparsable: not the same)."""
+    if merged is None or changed is None:
+        return False
+    try:
+        return bool(json.loads(merged) == json.loads(changed))
+    except (ValueError, RecursionError):
+        return False
+
+
 def _repinned(content: bytes | None) -> tuple[str, Span | None]:
     """How a pinned write-once reference changed, and where its ``file`` key is, if it is."""
     try:
@@ -569,6 +579,8 @@ def _protected(
             pinned = None
         if pinned is None and now is not None:
             return None  # the first time the reference is set
+        if now is not None and _same_json(c.base.content(path), c.change.content(path)):
+            return None  # written again with the same value (its formatting is no value)
         how, span = _repinned(c.change.content(path)) if now else ("deleted", None)
         # A changed value is placed at its key, in the change's own bytes; else the file.
         return GateProblem(

@@ -111,7 +111,8 @@ WRITE_ONCE_CHANGED = Rule(
     "A write-once file pinned on the base was changed or deleted",
     "Reports a write-once file such as `session-ref.json` whose value the merge-base already "
     'pinned (`{"file": "/abs/path"}`) and that the change rewrites or deletes. It may go '
-    'from `{"file": null}` to a path once; after that it never changes. Write-once files: '
+    'from `{"file": null}` to a path once; after that its value never changes (the same '
+    "value written again, formatted another way, is no change). Write-once files: "
     f"{_listing(WRITE_ONCE_PATTERNS)}.",
     'base {"file": "/sessions/a.jsonl"}; change {"file": "/sessions/b.jsonl"}',
     'base {"file": null}; change {"file": "/sessions/a.jsonl"}',

@@ -17,6 +17,7 @@ from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.frozen import replace
 from agent_lint.index import FileContext
 from agent_lint.jsontext import clip, quote
+from agent_lint.kinds import Format
 from agent_lint.positions import pointer_of
 from agent_lint.schemas import SchemaIssue, additional_keys, repeats
 
@@ -371,6 +372,19 @@ def _schema_findings(ctx: FileContext) -> Iterator[tuple[Diagnostic, str]]:
     if validator is None:
         return
     issues = list(validator.issues(ctx.data))
+    if issues and ctx.data is None and ctx.kind.format is Format.MARKDOWN:
+        # A note whose record is its front matter, written without one.
+        yield (
+            WRONG_TYPE.at(
+                ctx.path,
+                f"the {ctx.kind.title} has no YAML front matter; expected the file to start "
+                "with a line ---, its fields as YAML, and a line ---",
+                line=1,
+                column=1,
+            ),
+            "",
+        )
+        return
     foreign = _foreign_shape(ctx, issues)
     if foreign is not None:
         yield foreign, ""
