@@ -55,7 +55,12 @@ from agent_lint.selection import (
 )
 from agent_lint.validators import FileCheck
 from agent_lint.validators.files import UNPARSED, diagnose_entry
-from agent_lint.validators.history import REPLACED, TWIN, numbering_names_the_id
+from agent_lint.validators.history import (
+    NOT_COMPARED,
+    REPLACED,
+    TWIN,
+    numbering_names_the_id,
+)
 from agent_lint.validators.history import diagnose as diagnose_gate
 from agent_lint.validators.identity import (
     UNCLASSIFIED_FILE,
@@ -131,8 +136,9 @@ class Replay:
 
 def _one_finding_per_link(findings: list[Diagnostic], root: str) -> list[Diagnostic]:
     """One finding per symbolic link: a link the gate reports in place of a merged file or
-    folder (AL607) is not reported again as a link inside the repository (AL705, AL707),
-    and a linked folder both the walk and the gate see is one AL707.
+    folder (AL607), or as a merged handoff it cannot compare (AL611), is not reported
+    again as a link inside the repository (AL705, AL707), and a linked folder both the
+    walk and the gate see is one AL707.
 
     A link is one place under two names when the merge-base keeps the agent dir as a link
     (the gate names ``agentstate/...``, the walk ``.agent/...``), so links are compared by
@@ -143,7 +149,7 @@ def _one_finding_per_link(findings: list[Diagnostic], root: str) -> list[Diagnos
         folder, name = os.path.split(os.path.join(root, path))
         return os.path.join(os.path.realpath(folder), name)
 
-    replaced = {place(d.path) for d in findings if d.code == REPLACED.code}
+    replaced = {place(d.path) for d in findings if d.code in (REPLACED.code, NOT_COMPARED.code)}
     links = (SYMLINK_INSIDE.code, LINKED_FOLDER.code)
     seen: set[str] = set()
     kept = []
