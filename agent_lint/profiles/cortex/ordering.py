@@ -325,7 +325,7 @@ def latest_faults(index: RepoIndex, conversation: Conversation) -> set[str]:
     files with a gap or a repeated number (one misnumbered, or one missing) their AL409,
     not also turn counters that hold the number of turn files (:func:`disputed_turn`)."""
     # Turn files with a gap or a repeated number (AL409): which number is the latest turn
-    # is what is wrong, so the turn counters are not judged against it nor fixed either.
+    # is in doubt, so no counter is fixed, and one holding the number of files stands.
     faults = list(_sequence(TURN_SEQUENCE, conversation.numbered_turns(), _turn_label))
     handoffs = [h for h in conversation.ordered() if h.number >= 0]
     if handoffs:
