@@ -10,6 +10,7 @@ import argparse
 import atexit
 import gc
 import os
+import stat
 import sys
 
 from agent_lint import __version__
@@ -350,6 +351,15 @@ def _write(text: str, target: Path | None) -> None:
     if target.is_dir():
         # A folder where the report goes (which a checkout may hold) is never replaced.
         raise ReportNotWritten(f"cannot write the report to {target}: it is a folder")
+    if _special(target):
+        # A device or a pipe (``--output-file /dev/null``, a named pipe) is written to, not
+        # replaced by a file: replacing /dev/null would break every program after us.
+        try:
+            with open(target, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise ReportNotWritten(f"cannot write the report to {target}: {exc.strerror}") from None
+        return
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -365,6 +375,15 @@ def _write(text: str, target: Path | None) -> None:
         if isinstance(exc, OSError):
             raise ReportNotWritten(f"cannot write the report to {target}: {exc.strerror}") from None
         raise
+
+
+def _special(target: Path) -> bool:
+    """Whether ``target`` itself (not a link to it) is a character device or a pipe."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 class ReportNotWritten(OSError):

@@ -355,17 +355,27 @@ def _line_columns(
     """
     grammar = _grammar(text)
     found: dict[int, tuple[int, int]] = {}
-    line, last = 1, 0
+    line, last, width = 1, 0, 0  # ``width``: characters of the line before ``last``
     for offset in sorted(set(offsets)):
-        line += text.count(grammar.newline, last, offset)
-        line_start = max(text.rfind(grammar.newline, 0, offset) + 1, origin)
-        if isinstance(text, bytes):  # the characters of the line up to the offset
-            width = len(text[line_start:offset].decode("utf-8"))
-        else:
-            width = offset - line_start
+        newlines = text.count(grammar.newline, last, offset)
+        if newlines or last == 0:
+            # A new line (or the first): measured from its start, which lies after
+            # ``last``, so each stretch of the text is looked at once.
+            line += newlines
+            start = max(text.rfind(grammar.newline, last, offset) + 1, origin)
+            width = _width(text, start, offset)
+        else:  # the same line as the offset before: only the stretch between them
+            width += _width(text, last, offset)
         found[offset] = (line, width + 1)
         last = offset
     return found
+
+
+def _width(text: AnyStr, start: int, end: int) -> int:
+    """The number of characters from ``start`` to ``end`` (UTF-8 ``bytes``: decoded)."""
+    if isinstance(text, bytes):
+        return len(text[start:end].decode("utf-8"))
+    return end - start
 
 
 def locate_json_pointers(

@@ -407,3 +407,22 @@ def test_a_role_without_front_matter_says_so(tmp_path, capsys):
         "the role has no YAML front matter; expected the file to start with a line ---, its "
         "fields as YAML, and a line ---"
     )
+
+
+def test_an_index_count_matching_no_reading_of_a_doubtful_count_is_still_stale(tmp_path, capsys):
+    store = _store(tmp_path)
+    _edit(store / CONV1 / "metadata.json", agent_count=4)  # agent_ids lists 3
+    index = store / "conversations" / "index.json"
+    entries = json.loads(index.read_text("utf-8"))
+    entries["conv_20260711_210000_001"]["agent_count"] = 9
+    index.write_text(json.dumps(entries, ensure_ascii=False, indent=2), encoding="utf-8")
+    found, changed = _codes_and_fix(capsys, store)
+    assert found == [("AL801", "metadata.json"), ("AL305", "index.json")]
+    assert changed == {".astrion/conversations/index.json"}
+
+
+def test_an_agent_folder_named_with_a_non_ascii_digit_is_no_crash(tmp_path, capsys):
+    store = _store(tmp_path)
+    shutil.copytree(store / CONV1 / "agents" / "2", store / CONV1 / "agents" / "²")
+    assert main([str(store.parent), "--profile", "astrion", "--no-color"]) == 1
+    assert "AL802" in capsys.readouterr().out

@@ -373,3 +373,24 @@ def test_a_folder_where_a_report_goes_is_refused_not_replaced(tmp_path, capsys):
     assert f"cannot write the report to {planted}: it is a folder" in err
     assert "internal error" not in err
     assert [p.name for p in planted.iterdir()] == ["forged.sarif"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_report_to_a_pipe_or_device_is_written_to_it_not_replaced(tmp_path, capsys):
+    """`--output-file /dev/null` must leave /dev/null a device: a pipe stands for it here
+    (the report reaches its reader, and the pipe is still a pipe)."""
+    import stat
+    import threading
+
+    pipe = tmp_path / "report"
+    os.mkfifo(pipe)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    assert (
+        main([str(VALID), "--no-cache", "--output-format", "json", "--output-file", str(pipe)]) == 0
+    )
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert json.loads(got[0])["diagnostics"] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no temporary left

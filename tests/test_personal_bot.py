@@ -151,6 +151,27 @@ def test_a_pin_written_again_with_the_same_value_is_no_change(tmp_path, capsys):
     assert code == 0, out
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        b'{"file": "/evil", "file": "/home/ana/.pi/agent/sessions/a.jsonl"}',
+        '{"file": "/home/ana/.pi/agent/sessions/a.jsonl"}'.encode("utf-16"),
+    ],
+)
+def test_a_pin_read_another_way_by_another_parser_is_a_change(tmp_path, capsys, written):
+    """Only a strictly read, equal value is the same pin: a repeated key or another
+    encoding is a change of the file (what another reader takes from it may differ)."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "git-history" / "base", repo)
+    ref = repo / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
+    write_json(ref, {"file": "/home/ana/.pi/agent/sessions/a.jsonl"})
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "pinned")
+    ref.write_bytes(written)
+    code, out = lint(repo, capsys, "--base", "main", "--select", "AL6")
+    assert code == 1 and "AL606" in out
+
+
 def write_json(path: Path, data: object) -> None:
     """Write ``data`` as indented JSON at ``path``."""
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

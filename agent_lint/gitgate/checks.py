@@ -501,13 +501,30 @@ def _folder_replaced(
 
 
 def _same_json(merged: bytes | None, changed: bytes | None) -> bool:
-    """Whether two JSON documents hold the same value (None or unparsable: not the same)."""
+    """Whether two JSON documents hold the same value, each read strictly: UTF-8, no key
+    repeated, no NaN or Infinity, and the values alike in kind (``1`` is not ``1.0`` nor
+    ``true``). Anything else (None, unparsable, ambiguous) is not the same."""
     if merged is None or changed is None:
         return False
     try:
-        return bool(json.loads(merged) == json.loads(changed))
+        return _strict_json(merged) == _strict_json(changed)
     except (ValueError, RecursionError):
         return False
+
+
+def _strict_json(data: bytes) -> str:
+    """A canonical text of a strictly read JSON document (see :func:`_same_json`)."""
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        if len({key for key, _ in items}) != len(items):
+            raise ValueError("a key repeats")
+        return dict(items)
+
+    def constant(name: str) -> object:
+        raise ValueError(f"{name} is not JSON")
+
+    value = json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _repinned(content: bytes | None) -> tuple[str, Span | None]:

@@ -488,16 +488,12 @@ def mirrored_ids_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diag
     return kept
 
 
-#: How an AL205 says the file holds a record of a kind (by the id it carries).
-_HOLDS = " holds a "
-
-
 def names_a_kind(finding: Diagnostic) -> bool:
-    """Whether an AL205 finding says which kind its file looks like (named for one, or
-    holding one's id): the file shows the profile's state, misnamed as it is."""
-    return finding.code == UNCLASSIFIED_FILE.code and (
-        bool(finding.key) or _HOLDS in finding.message
-    )
+    """Whether an AL205 finding names the record name its file should have (one that
+    classifies as a kind, from the file's name or the id it holds): the file shows the
+    profile's state, misnamed as it is. A file that merely carries a field of a kind's
+    id name (``session_id`` in another tool's file) shows nothing."""
+    return finding.code == UNCLASSIFIED_FILE.code and bool(finding.key)
 
 
 def check_unclassified(
@@ -528,7 +524,7 @@ def check_unclassified(
         kind, value = carried
         yield UNCLASSIFIED_FILE.at(
             path,
-            f"{name}{_HOLDS}{kind.title} ({kind.id_field} {quote(value)}) but matches no record "
+            f"{name} holds a {kind.title} ({kind.id_field} {quote(value)}) but matches no record "
             f"name, so it is not checked: {kind.title} files are named {prefix}{kind.example} "
             f"and their id has that prefix; rename the file and its id",
             line=1,

@@ -314,19 +314,21 @@ def check_schema(ctx: FileContext) -> Iterator[Diagnostic]:
 
 
 def _one_per_condition(found: Iterable[tuple[Diagnostic, str]]) -> Iterator[Diagnostic]:
-    """The findings, those that one condition of one object sets off (several fields a
-    ``"status": "released"`` requires, left as the runtime's null placeholders) as one
-    finding at the first, naming the others: one unfinished transition, one fact."""
+    """The findings, those of one rule that one condition of one object sets off (several
+    fields a ``"status": "released"`` requires, left as the runtime's null placeholders)
+    as one finding at the first, naming the others: one unfinished transition, one fact.
+    Grouped by rule, so that selecting or ignoring a rule takes all of its findings."""
     findings = list(found)
-    groups: dict[tuple[str, str], list[Diagnostic]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[Diagnostic]] = defaultdict(list)
+
+    def key(diagnostic: Diagnostic, condition: str) -> tuple[str, str, str]:
+        return diagnostic.code, diagnostic.pointer.rpartition("/")[0], condition
+
     for diagnostic, condition in findings:
         if condition:
-            parent = diagnostic.pointer.rpartition("/")[0]
-            groups[(parent, condition)].append(diagnostic)
+            groups[key(diagnostic, condition)].append(diagnostic)
     for diagnostic, condition in findings:
-        group = (
-            groups.get((diagnostic.pointer.rpartition("/")[0], condition)) if condition else None
-        )
+        group = groups.get(key(diagnostic, condition)) if condition else None
         if group is None or len(group) == 1:
             yield diagnostic
         elif group[0] is diagnostic:

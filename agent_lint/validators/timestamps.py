@@ -94,10 +94,21 @@ def _moment(value: Any) -> datetime | None:
 
 
 def check_timestamp_order(ctx: FileContext) -> Iterator[Diagnostic]:
-    """No object's ``updated_at`` is earlier than its ``created_at`` (AL313)."""
-    for pointer, created, updated in timestamps(ctx.data, ctx.text):
+    """No object's ``updated_at`` is earlier than its ``created_at`` (AL313). The same fact
+    in several entries of one array is one finding at the first, with the count."""
+    found = timestamps(ctx.data, ctx.text)
+    groups: dict[str, list[tuple[str, str, str]]] = {}
+    for hit in found:
+        groups.setdefault(_ENTRY.sub("/*", hit[0]), []).append(hit)
+    for hits in groups.values():
+        pointer, created, updated = hits[0]
+        more = len(hits) - 1
+        also = f" (and {more} more entr{'y' if more == 1 else 'ies'})" if more else ""
         yield TIMESTAMP_ORDER.at(
             ctx.path,
-            f"updated_at {updated} is earlier than created_at {created}",
+            f"updated_at {updated} is earlier than created_at {created}{also}",
             pointer=f"{pointer}/updated_at",
         )
+
+
+_ENTRY = re.compile(r"/\d+(?=/|$)")

@@ -225,7 +225,7 @@ def check_metadata_files(index: RepoIndex) -> Iterator[Diagnostic]:
 
 
 def _number(name: str) -> tuple[int, str]:
-    return (int(name) if name.isdigit() else -1, name)
+    return (int(name) if name.isascii() and name.isdigit() else -1, name)
 
 
 def check_sub_agent_files(index: RepoIndex) -> Iterator[Diagnostic]:
@@ -321,6 +321,17 @@ def disputed_count(conversation: Conversation, renamed: Mapping[str, str]) -> bo
     return count != len(ids) or bool(phantom_agents(conversation, renamed))
 
 
+def count_readings(conversation: Conversation, renamed: Mapping[str, str]) -> set[object]:
+    """The numbers of agents a conversation whose count is in doubt may have: its
+    ``agent_count``, the length of its ``agent_ids``, and those less the ids no folder
+    stands for. An index entry holding one of them is the doubt's finding; one holding
+    none is stale whichever is right."""
+    ids = conversation.agent_ids() or []
+    readings: set[object] = {len(ids), len(ids) - len(phantom_agents(conversation, renamed))}
+    readings.add((conversation.meta or {}).get("agent_count"))
+    return readings
+
+
 def agents_in_use(facts: AstrionFacts, renamed: Mapping[str, str] | None = None) -> dict[int, str]:
     """Every agent id in use (``agent_ids`` and sub-agent folders) and one conversation using
     it; an id listed with no folder (its AL802) is left out: it is that finding's, not one
@@ -336,15 +347,19 @@ def agents_in_use(facts: AstrionFacts, renamed: Mapping[str, str] | None = None)
 
 def counts_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
     """An index entry's ``agent_count`` that disagrees with a conversation whose own count
-    is in doubt (:func:`disputed_count`) is that conversation's AL801 or AL802, not also
-    an AL305 on the index."""
+    is in doubt (:func:`disputed_count`), holding one of its readings
+    (:func:`count_readings`), is that conversation's AL801 or AL802, not also an AL305 on
+    the index."""
     facts, renamed = facts_of(index), renamed_folders(index)
     if facts.index is None:
         return findings
+    entries = facts.index.data
     disputed = {
         f"/{escape_token(name)}/agent_count"
         for name, conversation in facts.conversations.items()
         if disputed_count(conversation, renamed)
+        and isinstance(entries.get(name), dict)
+        and entries[name].get("agent_count") in count_readings(conversation, renamed)
     }
     return [
         d

@@ -118,7 +118,7 @@ class Conversation:
         """The agents of the conversation: ``agent_ids`` and the sub-agent folders (a
         folder's name is in use whatever id its metadata carries)."""
         found = set(self.agent_ids() or ())
-        found.update(int(name) for name in self.agent_folders if name.isdigit())
+        found.update(int(name) for name in self.agent_folders if name.isascii() and name.isdigit())
         return found
 
 

@@ -19,7 +19,12 @@ from typing import Any
 
 from agent_lint.fixer import Blocked, Edit, read_derived, target_problem
 from agent_lint.index import RepoIndex
-from agent_lint.profiles.astrion.checks import agents_in_use, disputed_count, own_ids
+from agent_lint.profiles.astrion.checks import (
+    agents_in_use,
+    count_readings,
+    disputed_count,
+    own_ids,
+)
 from agent_lint.profiles.astrion.facts import AstrionFacts, facts_of
 from agent_lint.schemas import parse_timestamp
 from agent_lint.validators.identity import renamed_folders
@@ -66,10 +71,10 @@ def derived_index(
                 for field in ("created_at", "updated_at"):
                     if field in held and _same_moment(held[field], entry.get(field)):
                         entry[field] = held[field]
-                if disputed_count(conversation, renamed or {}):
-                    entry.pop("agent_count", None)
-                    if "agent_count" in held:
-                        entry["agent_count"] = held["agent_count"]
+                doubt = disputed_count(conversation, renamed or {})
+                readings = count_readings(conversation, renamed or {}) if doubt else set()
+                if "agent_count" in held and held["agent_count"] in readings:
+                    entry["agent_count"] = held["agent_count"]  # the doubt's, not a fix
             entries[key] = entry
         elif held is not None:
             entries[key] = held

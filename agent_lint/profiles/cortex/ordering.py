@@ -518,8 +518,12 @@ def meta_lag(
     stale: list[str] = []
     folded: set[str] = set()
     active = meta.get("active_agent")
-    holder = (before.to_agent if before else first_new.from_agent).get("agent_id")
-    if isinstance(active, dict) and active.get("agent_id") == holder:
+    if before is not None:
+        holder = before.active_agent()
+    else:
+        sender = first_new.from_agent
+        holder = {k: sender.get(k) for k in ("type", "agent_id", "session_id")}
+    if isinstance(active, dict) and all(active.get(k) == v for k, v in holder.items()):
         claim = _active_claim(active, latest)
         if claim is not None:  # still the agent that held it before the new handoffs
             stale.append(claim)
@@ -761,7 +765,12 @@ def _orphan_notes(conversation: Conversation) -> Iterator[Diagnostic]:
 
 
 def _utc(stamp: datetime) -> str:
-    return stamp.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    """``stamp`` in UTC as a handoff name writes it; a time whose UTC falls outside the
+    years 1-9999 (``0001-01-01T00:00:00+01:00``) is named by its own offset's time."""
+    try:
+        return stamp.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    except OverflowError:
+        return _local(stamp)
 
 
 def _local(stamp: datetime) -> str:
