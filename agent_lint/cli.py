@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import errno
 import gc
 import os
 import stat
@@ -636,8 +637,22 @@ def _save(args: argparse.Namespace, cache: Cache | None) -> None:
 
 
 def _append(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8", errors="backslashreplace") as handle:
-        handle.write(text)
+    """Append ``text`` to the job summary at ``path`` (``$GITHUB_STEP_SUMMARY``): never
+    through a symbolic link (a checkout may plant one at the path named), never to a
+    folder; either is one line, exit 2 (:class:`ReportNotWritten`)."""
+    data = text.encode("utf-8", errors="backslashreplace")
+    if path.is_dir() and not path.is_symlink():
+        raise ReportNotWritten(f"cannot write the summary to {path}: it is a folder")
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        if os.path.islink(path):
+            raise OSError(errno.ELOOP, "it is a symbolic link")
+        fd = os.open(path, flags, 0o666)
+        with os.fdopen(fd, "ab") as handle:
+            handle.write(data)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise ReportNotWritten(f"cannot write the summary to {path}: {why}") from None
 
 
 def _fail(args: argparse.Namespace, message: str) -> int:

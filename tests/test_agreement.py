@@ -250,3 +250,10 @@ def test_a_back_dated_handoff_time_copied_into_meta_json_is_its_al402_alone(lint
     assert [d.code for d in lint_tree(files).diagnostics] == ["AL402"]
     files[META]["updated_at"] = "2026-10-01T08:00:00Z"  # not the handoff's: its own fact
     assert sorted(d.code for d in lint_tree(files).diagnostics) == ["AL313", "AL402"]
+    files[META]["updated_at"] = "2026-11-01T08:00:00Z"
+    # The handoff's AL402 made a warning covers nothing: the AL313 error stands.
+    warned = lint_tree(files, config='[severity]\nAL402 = "warning"\n').diagnostics
+    assert sorted(d.code for d in warned) == ["AL313", "AL402"]
+    # A created_at after the handoff before is wrong whatever H-002's time: its own fact.
+    files[META]["created_at"] = "2027-01-01T00:00:00Z"
+    assert sorted(d.code for d in lint_tree(files).diagnostics) == ["AL313", "AL402"]

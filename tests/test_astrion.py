@@ -426,3 +426,13 @@ def test_an_agent_folder_named_with_a_non_ascii_digit_is_no_crash(tmp_path, caps
     shutil.copytree(store / CONV1 / "agents" / "2", store / CONV1 / "agents" / "²")
     assert main([str(store.parent), "--profile", "astrion", "--no-color"]) == 1
     assert "AL802" in capsys.readouterr().out
+
+
+def test_a_doubtful_count_whose_rule_is_off_releases_the_index_finding(tmp_path, capsys):
+    """With AL801 ignored the doubt is no finding: the index's disagreement is its own."""
+    store = _store(tmp_path)
+    _edit(store / CONV1 / "metadata.json", agent_count=4)
+    (store.parent / ".agent-lint.toml").write_text('ignore = ["AL801"]\n')
+    found, changed = _codes_and_fix(capsys, store)
+    assert found == [("AL305", "index.json")]
+    assert changed == {".astrion/conversations/index.json"}

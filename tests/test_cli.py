@@ -394,3 +394,22 @@ def test_a_report_to_a_pipe_or_device_is_written_to_it_not_replaced(tmp_path, ca
     assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
     assert json.loads(got[0])["diagnostics"] == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no temporary left
+
+
+def test_a_job_summary_is_never_written_through_a_link_nor_to_a_folder(tmp_path, capsys):
+    """A checkout may plant a link where the summary goes: exit 2, one line, the file the
+    link names untouched; a folder there is the same one line."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept\n")
+    planted = tmp_path / "summary.md"
+    planted.symlink_to(victim)
+    assert main([str(VALID), "--no-cache", "--summary-file", str(planted)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write the summary to {planted}: it is a symbolic link" in err
+    assert victim.read_text() == "kept\n" and planted.is_symlink()
+    folder = tmp_path / "sumdir"
+    folder.mkdir()
+    assert main([str(VALID), "--no-cache", "--summary-file", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write the summary to {folder}: it is a folder" in err
+    assert "internal error" not in err

@@ -11,10 +11,12 @@ import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
 from agent_lint.jsontext import clip, escape_token, quote
 from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation, facts_of
+from agent_lint.selection import reported_as_error
 from agent_lint.validators.identity import renamed_folders
 from agent_lint.validators.references import resolver_of
 
@@ -310,15 +312,25 @@ def phantom_agents(conversation: Conversation, renamed: Mapping[str, str]) -> se
     return {agent for agent in conversation.agent_ids() or () if str(agent) not in held}
 
 
-def disputed_count(conversation: Conversation, renamed: Mapping[str, str]) -> bool:
+def disputed_count(
+    conversation: Conversation, renamed: Mapping[str, str], config: Config | None = None
+) -> bool:
     """Whether the conversation's ``agent_count`` is in doubt: it is not the number of its
-    ``agent_ids`` (AL801), or one of those has no folder (AL802). The index entry's count
-    is then not judged against it, nor made to copy it."""
+    ``agent_ids`` (AL801), or one of those has no folder (AL802), and (given ``config``)
+    that rule reports it as an error. The index entry's count is then not judged against
+    it, nor made to copy it."""
     ids = conversation.agent_ids()
-    if ids is None:
+    path = conversation.meta_path
+    if ids is None or path is None:
         return False
+
+    def reports(rule: Rule) -> bool:
+        return config is None or reported_as_error(rule.code, config, path)
+
     count = (conversation.meta or {}).get("agent_count")
-    return count != len(ids) or bool(phantom_agents(conversation, renamed))
+    if count != len(ids) and reports(AGENT_COUNT_MISMATCH):
+        return True
+    return bool(phantom_agents(conversation, renamed)) and reports(AGENT_FOLDER_MISMATCH)
 
 
 def count_readings(conversation: Conversation, renamed: Mapping[str, str]) -> set[object]:
@@ -357,7 +369,7 @@ def counts_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic
     disputed = {
         f"/{escape_token(name)}/agent_count"
         for name, conversation in facts.conversations.items()
-        if disputed_count(conversation, renamed)
+        if disputed_count(conversation, renamed, index.config)
         and isinstance(entries.get(name), dict)
         and entries[name].get("agent_count") in count_readings(conversation, renamed)
     }

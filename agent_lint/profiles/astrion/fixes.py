@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agent_lint.config import Config
 from agent_lint.fixer import Blocked, Edit, read_derived, target_problem
 from agent_lint.index import RepoIndex
 from agent_lint.profiles.astrion.checks import (
@@ -45,6 +46,7 @@ def derived_index(
     current: dict[str, Any],
     ids: dict[str, str] | None = None,
     renamed: Mapping[str, str] | None = None,
+    config: Config | None = None,
 ) -> dict[str, Any]:
     """``conversations/index.json`` as the conversation folders' metadata says it.
 
@@ -71,7 +73,7 @@ def derived_index(
                 for field in ("created_at", "updated_at"):
                     if field in held and _same_moment(held[field], entry.get(field)):
                         entry[field] = held[field]
-                doubt = disputed_count(conversation, renamed or {})
+                doubt = disputed_count(conversation, renamed or {}, config)
                 readings = count_readings(conversation, renamed or {}) if doubt else set()
                 if "agent_count" in held and held["agent_count"] in readings:
                     entry["agent_count"] = held["agent_count"]  # the doubt's, not a fix
@@ -145,7 +147,7 @@ def plan_derived_files(index: RepoIndex, unsafe: bool = False) -> tuple[list[Edi
     ids, renamed = own_ids(index), renamed_folders(index)
     if facts.index is not None:
         current = facts.index.data
-        value = derived_index(facts, current, ids, renamed)
+        value = derived_index(facts, current, ids, renamed, index.config)
         planned.append(_write(index, facts.index.path, value, current))
     if facts.state is not None:
         value = derived_state(facts, facts.state.data, ids, renamed)

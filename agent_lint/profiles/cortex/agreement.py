@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
-from agent_lint.diagnostics import Diagnostic, Fix, Rule
+from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import clip, dumps
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, file_name
+from agent_lint.schemas import parse_timestamp
 from agent_lint.selection import is_selected
 from agent_lint.validators.identity import renamed_folders
 
@@ -302,18 +303,39 @@ def _back_dated_copies(
 ) -> list[Diagnostic]:
     """A latest handoff's back-dated ``timestamp`` (its AL402) copied into ``meta.json``'s
     ``updated_at``, now earlier than ``created_at``, is that AL402, not also an AL313."""
-    back_dated = {d.path for d in findings if d.code == "AL402"}
+    back_dated = {d.path for d in findings if d.code == "AL402" and d.severity is Severity.ERROR}
     if not back_dated:
         return findings
     kept = []
     for finding in findings:
         conversation = conversations.get(finding.path)
-        if finding.code == "AL313" and finding.pointer == "/updated_at" and conversation:
-            latest, meta = conversation.latest(), conversation.meta or {}
-            if latest and latest.path in back_dated and meta.get("updated_at") == latest.timestamp:
-                continue
+        if (
+            finding.code == "AL313"
+            and finding.pointer == "/updated_at"
+            and conversation is not None
+            and _copied_back_date(conversation, back_dated)
+        ):
+            continue
         kept.append(finding)
     return kept
+
+
+def _copied_back_date(conversation: Conversation, back_dated: set[str]) -> bool:
+    """Whether ``meta.json``'s ``updated_at`` is the back-dated time of the latest handoff
+    (its AL402 an error, in ``back_dated``), and its ``created_at`` is no later than the
+    handoff before: then the handoff dated right would clear the AL313 too."""
+    ordered = conversation.ordered()
+    meta = conversation.meta or {}
+    if len(ordered) < 2 or ordered[-1].path not in back_dated:
+        return False
+    latest, previous = ordered[-1], ordered[-2]
+    created, before = parse_timestamp(meta.get("created_at")), parse_timestamp(previous.timestamp)
+    return (
+        meta.get("updated_at") == latest.timestamp
+        and created is not None
+        and before is not None
+        and created <= before
+    )
 
 
 def _dangling_copies(

@@ -190,7 +190,14 @@ class CortexCollector:
         elif kind == "conversation":
             meta = {
                 key: data[key]
-                for key in ("handoffs", "active_agent", "turn_count", "state", "updated_at")
+                for key in (
+                    "handoffs",
+                    "active_agent",
+                    "turn_count",
+                    "state",
+                    "created_at",
+                    "updated_at",
+                )
                 if key in data
             }
             yield ConversationRecord(name, folder, meta=meta)

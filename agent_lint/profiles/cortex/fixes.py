@@ -145,8 +145,8 @@ def _not_from(item: _Plan, edited: str) -> _Plan:
     name = edited.rsplit("/", 1)[-1]
     return Blocked(
         item.path,
-        f"it would be derived from {name}, which the change modified against the merged "
-        "history (its AL6xx finding); restore that file, then run --fix again",
+        f"it would be derived from {name}, which the change modified, renamed or deleted "
+        "against the merged history (its AL6xx finding); restore that file, then run --fix again",
         item.resolves,
     )
 
