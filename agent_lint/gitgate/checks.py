@@ -296,8 +296,8 @@ def _folders_renamed(
             GateProblem(
                 GateIssue.RENAMED,
                 c.display(folder),
-                f"{folder} holds {_held((protected[p] for p in paths), len(paths))} merged "
-                f"on {c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
+                f"{c.display(folder)} holds {_held((protected[p] for p in paths), len(paths))} "
+                f"merged on {c.base_name} (such as {posixpath.basename(paths[0])}, merged in "
                 f"{c.merged_in(paths[0])}); the change renamed it to {c.display(now)}. Merged "
                 "files stay at the paths they were merged at: rename it back",
                 line=1,
