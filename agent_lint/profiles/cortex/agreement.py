@@ -11,7 +11,7 @@ from agent_lint.jsontext import clip, dumps
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, file_name
 from agent_lint.schemas import parse_timestamp
-from agent_lint.selection import is_selected
+from agent_lint.selection import RANK, is_selected
 from agent_lint.validators.identity import renamed_folders
 
 CHECKSUM_MISMATCH = Rule(
@@ -354,8 +354,12 @@ def _dangling_copies(
     wanted = {d.path for d in in_meta} | {h.path for h in latest.values() if h is not None}
     refs = [r for r in index.references if r.path in wanted]
     at = {(r.path, r.pointer): r for r in refs}
-    reported = {(d.path, d.pointer) for d in dangling}
-    listed = {(r.path, r.field, r.value) for r in refs if (r.path, r.pointer) in reported}
+    reported = {(d.path, d.pointer): RANK[d.severity] for d in dangling}
+    listed = {
+        (r.path, r.field, r.value): reported[(r.path, r.pointer)]
+        for r in refs
+        if (r.path, r.pointer) in reported
+    }
     copies = set()
     for finding in in_meta:
         ref, handoff = at.get((finding.path, finding.pointer)), latest[finding.path]
@@ -363,6 +367,7 @@ def _dangling_copies(
             continue
         name = ref.field.removeprefix("state.").removesuffix("[]")
         source = (handoff.path, f"context_pointer.{name}[]", ref.value)
-        if name in _CONTEXT_LISTS and source in listed:
+        # Only a finding at least as severe as the copy's stands for it.
+        if name in _CONTEXT_LISTS and listed.get(source, -1) >= RANK[finding.severity]:
             copies.add(id(finding))
     return [d for d in findings if id(d) not in copies]
