@@ -534,7 +534,7 @@ def _kind(table: Any, where: str, source: Path, files: bool) -> UserKind:
             raise ConfigError(
                 f"{where}.id-pattern` is not a regular expression agent-lint evaluates in "
                 f"linear time (the syntax of schema patterns; no lookaround or "
-                f"backreference): {_given(id_pattern)}"
+                f"backreference, and no larger than 16 KiB compiled): {_given(id_pattern)}"
             ) from None
     groups = _GROUP.findall(path)
     default_rule = "stem" if id_field and "stem" in groups else "none"

@@ -135,7 +135,21 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class UnsupportedPattern(ValueError):
-    """A ``pattern`` the linear-time engine cannot evaluate (lookaround, a backreference)."""
+    """A ``pattern`` the linear-time engine cannot evaluate (lookaround, a backreference), or
+    one larger than :data:`PATTERN_SIZE_LIMIT` compiled."""
+
+
+#: The most bytes a pattern may compile to. Matching costs about its size for each
+#: character of the text: a repository's own schema with ``a[ab]{50000}c`` would take an
+#: hour on one long value; under this limit a character costs microseconds at most.
+#: Every bundled and upstream pattern, and ``[0-9a-f]{64}``, is far below it.
+PATTERN_SIZE_LIMIT = 16 * 1024
+
+
+def _regex_options() -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.RegexOptions(size_limit=PATTERN_SIZE_LIMIT)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -143,9 +157,7 @@ def _pattern_validator(pattern: str) -> Any:
     import jsonschema_rs
 
     try:
-        return jsonschema_rs.validator_for(
-            {"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions()
-        )
+        return jsonschema_rs.validator_for({"pattern": pattern}, pattern_options=_regex_options())
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         raise UnsupportedPattern(pattern) from exc
 
@@ -470,8 +482,9 @@ def check_patterns(path: Path, schema: dict[str, Any]) -> None:
         except UnsupportedPattern:
             raise SchemaConfigError(
                 f"schema {path}: the pattern at {pointer or '/'} ({clip(repr(pattern))}) needs "
-                "lookaround or a backreference; agent-lint evaluates patterns in linear time "
-                "and supports neither (write it without them)"
+                "lookaround or a backreference, or is larger than agent-lint evaluates "
+                f"({PATTERN_SIZE_LIMIT // 1024} KiB compiled: a long counted repetition); "
+                "agent-lint evaluates patterns in linear time, so write it without them"
             ) from None
 
 
@@ -752,7 +765,7 @@ def _fast_validator(schema: dict[str, Any]) -> Any:
             schema,
             formats={"date-time": is_date_time, "date": is_date},
             validate_formats=True,
-            pattern_options=jsonschema_rs.RegexOptions(),
+            pattern_options=_regex_options(),
         )
     except Exception:  # a schema the fast engine does not support
         return None

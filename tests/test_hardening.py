@@ -225,7 +225,7 @@ def test_unevaluated_properties_agree_with_jsonschema_on_plain_patterns(draft, e
         assert sorted(e.message for e in ours(schema).iter_errors(instance)) == expected
 
 
-@pytest.mark.parametrize("pattern", ["^(?=D-)", "(a)\\1"])
+@pytest.mark.parametrize("pattern", ["^(?=D-)", "(a)\\1", "a[ab]{50000}c"])
 def test_a_pattern_needing_backtracking_is_a_configuration_error(lint_tree, tmp_path, pattern):
     from agent_lint.schemas import SchemaConfigError
 
@@ -237,6 +237,16 @@ def test_a_pattern_needing_backtracking_is_a_configuration_error(lint_tree, tmp_
         lint_tree({"decisions/D-001.json": decision()}, config='schema-dirs = ["schemas"]\n')
     message = str(exc.value)
     assert "decision.schema.json" in message and "/properties/options/items/pattern" in message
+
+
+def test_a_pattern_s_cost_per_character_is_bounded_by_its_size_limit():
+    """Matching is linear in the text with a factor of the pattern's compiled size, so the
+    size is capped: a sha256 pattern passes, a[ab]{5000}c (23 s on a 1 MB value) does not."""
+    from agent_lint.schemas import UnsupportedPattern, check_pattern
+
+    check_pattern("^sha256:[0-9a-f]{64}$")
+    with pytest.raises(UnsupportedPattern):
+        check_pattern("a[ab]{5000}c")
 
 
 def test_every_bundled_pattern_runs_on_the_linear_engine():
