@@ -163,6 +163,23 @@ def test_summary_lists_everything_within_the_size_limit(monkeypatch):
     assert "more findings are not listed: the summary is limited to 1 MiB" in cut
 
 
+def test_summary_keeps_to_the_limit_with_a_long_table_and_puts_the_gate_first(monkeypatch):
+    """A change with thousands of findings in thousands of files: the table by file is cut
+    too, and the gate's finding leads the table and the list."""
+    from agent_lint.reporters import summary
+
+    many = [_diag(path=f"records/f{i:05d}-{'x' * 60}.json") for i in range(3000)]
+    gate = _diag(code="AL601", name="handoff-modified", path="zz/H-001.json")
+    monkeypatch.setattr(summary, "LIMIT_BYTES", 64_000)
+    text = summary.render(_result(*many, gate))
+    assert len(text.encode()) < 64_000
+    assert "more rows of this table are not shown" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert rows[1].startswith("| AL601 |")  # after the header row
+    listed = [line for line in text.split("Every finding", 1)[1].splitlines() if "| " in line]
+    assert "AL601 error" in listed[1]  # after the header row
+
+
 def test_summary_escapes_repository_text():
     from agent_lint.reporters import summary
 

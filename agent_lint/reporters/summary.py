@@ -4,8 +4,10 @@ Written as Markdown to ``--summary-file`` (the action passes
 ``$GITHUB_STEP_SUMMARY``). Text that comes from the linted repository is
 written as code spans and escaped Mermaid labels
 (:mod:`agent_lint.escaping.markdown`), and the whole summary stays under
-GitHub's 1 MiB limit: past it the list of findings is cut with a count of
-what was left out.
+GitHub's 1 MiB limit: the table by file keeps to a quarter of it, the profile's
+sections to another (else they are left out, said so), and the list of findings
+is cut at the rest, each with a count of what was left out. The gate's findings
+(AL6xx) lead the table and the list.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from agent_lint.diagnostics import Diagnostic
+from agent_lint.diagnostics import GATE_PREFIX, Diagnostic
 from agent_lint.escaping.markdown import code
 from agent_lint.reporters.paths import workspace_path
 from agent_lint.result import LintResult
@@ -61,16 +63,19 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
     if result.fixed:
         out += ["", "Fixed: " + ", ".join(code(located(p)) for p in result.fixed)]
     if result.diagnostics:
-        # Errors first, then warnings and info: what fails the run leads the table.
+        # Errors first, the gate's (AL6xx) leading them, then warnings and info: what
+        # fails the run leads the table, which keeps to a quarter of the summary.
         counts = Counter(
-            (-RANK[d.severity], d.code, d.name, d.severity.value, located(d.path))
+            (-RANK[d.severity], not d.code.startswith(GATE_PREFIX), d.code, d.name,
+             d.severity.value, located(d.path))
             for d in result.diagnostics
-        )
+        )  # fmt: skip
         out += ["", "| code | rule | file | findings |", "|---|---|---|---|"]
-        out += [
+        table = [
             f"| {c} | {n}{'' if s == 'error' else f' ({s})'} | {code(p)} | {k} |"
-            for (_, c, n, s, p), k in sorted(counts.items())
+            for (_, _, c, n, s, p), k in sorted(counts.items())
         ]
+        out += _cut(table, LIMIT_BYTES // 4, "rows of this table")
     sections = [
         block
         for index in result.indexes
@@ -78,6 +83,9 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
         for section in index.profile.summary
         for block in section(result, index)
     ]
+    if size("\n".join(sections)) > LIMIT_BYTES // 4:
+        sections = ["", f"The {len(sections)} blocks of the profile's sections are left out: "
+                    "together they pass a quarter of the 1 MiB summary."]  # fmt: skip
     head = "\n".join(out)
     tail = "\n".join(sections) + "\n"
     if not result.diagnostics:
@@ -87,7 +95,9 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
     budget = LIMIT_BYTES - size(head) - size(tail) - 512
     used = sum(size(r) + 1 for r in rows)
     shown = 0
-    for d in result.diagnostics:
+    # The gate's findings first: a change to merged history is what a reviewer must see.
+    listed = sorted(result.diagnostics, key=lambda d: not d.code.startswith(GATE_PREFIX))
+    for d in listed:
         row = _finding_row(d, located(d.path))
         if used + size(row) + 1 > budget:
             break
@@ -102,6 +112,20 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
         )
     rows += ["", "</details>"]
     return head + "\n" + "\n".join(rows) + "\n" + tail
+
+
+def _cut(rows: list[str], budget: int, what: str) -> list[str]:
+    """``rows`` that fit in ``budget`` bytes, and a line counting the rest when cut."""
+    kept: list[str] = []
+    used = 0
+    for row in rows:
+        if used + size(row) + 1 > budget:
+            left = len(rows) - len(kept)
+            return [*kept, "", f"{left} more {what} are not shown: the summary is limited "
+                    "to 1 MiB."]  # fmt: skip
+        kept.append(row)
+        used += size(row) + 1
+    return kept
 
 
 def render_failure(message: str) -> str:
