@@ -436,3 +436,14 @@ def test_a_doubtful_count_whose_rule_is_off_releases_the_index_finding(tmp_path,
     found, changed = _codes_and_fix(capsys, store)
     assert found == [("AL305", "index.json")]
     assert changed == {".astrion/conversations/index.json"}
+
+
+def test_an_index_count_of_another_type_beside_a_doubtful_count_is_no_crash(tmp_path, capsys):
+    store = _store(tmp_path)
+    _edit(store / CONV1 / "metadata.json", agent_count=4)
+    index = store / "conversations" / "index.json"
+    entries = json.loads(index.read_text("utf-8"))
+    entries["conv_20260711_210000_001"]["agent_count"] = [3]
+    index.write_text(json.dumps(entries, ensure_ascii=False, indent=2), encoding="utf-8")
+    found, _ = _codes_and_fix(capsys, store)
+    assert ("AL801", "metadata.json") in found

@@ -333,15 +333,15 @@ def disputed_count(
     return bool(phantom_agents(conversation, renamed)) and reports(AGENT_FOLDER_MISMATCH)
 
 
-def count_readings(conversation: Conversation, renamed: Mapping[str, str]) -> set[object]:
+def count_readings(conversation: Conversation, renamed: Mapping[str, str]) -> tuple[object, ...]:
     """The numbers of agents a conversation whose count is in doubt may have: its
     ``agent_count``, the length of its ``agent_ids``, and those less the ids no folder
     stands for. An index entry holding one of them is the doubt's finding; one holding
     none is stale whichever is right."""
     ids = conversation.agent_ids() or []
-    readings: set[object] = {len(ids), len(ids) - len(phantom_agents(conversation, renamed))}
-    readings.add((conversation.meta or {}).get("agent_count"))
-    return readings
+    count = (conversation.meta or {}).get("agent_count")
+    # A tuple, compared by ==: an index may hold any JSON value there, hashable or not.
+    return (len(ids), len(ids) - len(phantom_agents(conversation, renamed)), count)
 
 
 def agents_in_use(facts: AstrionFacts, renamed: Mapping[str, str] | None = None) -> dict[int, str]:

@@ -74,7 +74,7 @@ def derived_index(
                     if field in held and _same_moment(held[field], entry.get(field)):
                         entry[field] = held[field]
                 doubt = disputed_count(conversation, renamed or {}, config)
-                readings = count_readings(conversation, renamed or {}) if doubt else set()
+                readings = count_readings(conversation, renamed or {}) if doubt else ()
                 if "agent_count" in held and held["agent_count"] in readings:
                     entry["agent_count"] = held["agent_count"]  # the doubt's, not a fix
             entries[key] = entry
