@@ -746,9 +746,8 @@ def _pass_over_files(
         if match is None:
             index.unclassified_paths.add(path)
             unclassified.extend((path, d) for d in checked.diagnostics if d.key)
-            # A file that looks like one of the profile's records (it is named for one,
-            # or holds one's id) shows its state, misnamed as it is: it is reported, not
-            # taken for another design's file.
+            # A file whose AL205 names the record name it should have shows the profile's
+            # state, misnamed as it is: it is reported, not taken for another design's.
             holds_state = holds_state or any(names_a_kind(d) for d in checked.diagnostics)
             continue
         holds_state = holds_state or checked.shows_state

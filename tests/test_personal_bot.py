@@ -138,14 +138,20 @@ def test_a_pin_is_named_by_the_commit_that_set_it(tmp_path, capsys):
     assert f'in {pinned[:7]} ("the pin") and is write-once' in out
 
 
-def test_a_pin_written_again_with_the_same_value_is_no_change(tmp_path, capsys):
-    """Another writer's formatting of the same reference is not a re-pointing."""
+def _pinned(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository whose session-ref.json is pinned on ``main``, and that file."""
     repo = tmp_path / "work"
     shutil.copytree(FIXTURES / "git-history" / "base", repo)
     ref = repo / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
     write_json(ref, {"file": "/home/ana/.pi/agent/sessions/a.jsonl"})
     git(repo, "init", "-q", "-b", "main")
     commit_all(repo, "pinned")
+    return repo, ref
+
+
+def test_a_pin_written_again_with_the_same_value_is_no_change(tmp_path, capsys):
+    """Another writer's formatting of the same reference is not a re-pointing."""
+    repo, ref = _pinned(tmp_path)
     ref.write_text('{"file":"/home/ana/.pi/agent/sessions/a.jsonl"}', encoding="utf-8")
     code, out = lint(repo, capsys, "--base", "main", "--select", "AL6")
     assert code == 0, out
@@ -161,12 +167,7 @@ def test_a_pin_written_again_with_the_same_value_is_no_change(tmp_path, capsys):
 def test_a_pin_read_another_way_by_another_parser_is_a_change(tmp_path, capsys, written):
     """Only a strictly read, equal value is the same pin: a repeated key or another
     encoding is a change of the file (what another reader takes from it may differ)."""
-    repo = tmp_path / "work"
-    shutil.copytree(FIXTURES / "git-history" / "base", repo)
-    ref = repo / STORE / "subagents/0198a1c3-0b61-7d63-b12c-4e6f8a0b3c03/session-ref.json"
-    write_json(ref, {"file": "/home/ana/.pi/agent/sessions/a.jsonl"})
-    git(repo, "init", "-q", "-b", "main")
-    commit_all(repo, "pinned")
+    repo, ref = _pinned(tmp_path)
     ref.write_bytes(written)
     code, out = lint(repo, capsys, "--base", "main", "--select", "AL6")
     assert code == 1 and "AL606" in out

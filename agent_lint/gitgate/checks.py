@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
+import shlex
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -572,7 +573,8 @@ def _protected(
             f"{name} was merged in {c.merged_in(path)} and is {kind.history.value}; the "
             "index (what the change's commit records) holds other bytes, though the work "
             "tree matches the merged file after git's conversions: restore the merged "
-            f"file and stage it (git checkout {c.base_name} -- {path})",
+            f"file and stage it (git checkout {shlex.quote(c.base_name)} -- "
+            f"{shlex.quote(path)})",
             line=1,
             column=1,
         )

@@ -227,7 +227,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
             continue
         values = dict(record.values)
         for name, value in entry.fields:
-            if name in values and not _same_value(values[name], value):
+            if name in values and not same_value(values[name], value):
                 if typos.in_record(record, name, value):
                     continue  # the record's AL301 is the finding: the index has it right
                 if not record.clean:
@@ -270,7 +270,7 @@ def _index_findings(index: RepoIndex) -> Iterator[Diagnostic]:
         )
 
 
-def _same_value(held: object, listed: object) -> bool:
+def same_value(held: object, listed: object) -> bool:
     """Whether an index entry's value is the record's: equal, or the same moment written
     two ways (``08:00:00Z`` and ``09:00:00+01:00``, ``08:00:00.000Z``)."""
     if held == listed:

@@ -179,7 +179,7 @@ def check_rosters(index: RepoIndex) -> Iterator[Diagnostic]:
             )
         # A folder renamed away from its agent's id (its AL202) stands for either.
         stands_for = conversation.agent_names(renamed)
-        held = {*stands_for, *stands_for.values()}
+        phantoms = phantom_agents(conversation, renamed)
         listed = {str(i) for i in ids}
         for folder in sorted(stands_for, key=_number):
             if folder in listed or stands_for[folder] in listed:
@@ -190,7 +190,7 @@ def check_rosters(index: RepoIndex) -> Iterator[Diagnostic]:
                 f"agent_ids [{', '.join(str(i) for i in ids)}]",
             )
         for position, agent in enumerate(ids):
-            if str(agent) not in held:
+            if agent in phantoms:
                 yield AGENT_FOLDER_MISMATCH.at(
                     conversation.meta_path,
                     f"agent {agent} is listed in agent_ids but the conversation has no "
@@ -235,8 +235,8 @@ def check_sub_agent_files(index: RepoIndex) -> Iterator[Diagnostic]:
     facts = facts_of(index)
     resolver = resolver_of(index)
 
-    def roles(namespace: str, scope: str, value: object) -> bool:
-        return isinstance(value, str) and resolver.exists(namespace, scope, value)
+    def is_role(value: object) -> bool:
+        return isinstance(value, str) and resolver.exists("role", "", value)
 
     for name in sorted(facts.conversations):
         agents = facts.conversations[name].agents
@@ -246,7 +246,7 @@ def check_sub_agent_files(index: RepoIndex) -> Iterator[Diagnostic]:
                 continue
             for key in ("display_name", "role_id"):
                 said, stored = messages.data.get(key), meta.data.get(key)
-                if key == "role_id" and not roles("role", "", stored) and roles("role", "", said):
+                if key == "role_id" and not is_role(stored) and is_role(said):
                     continue  # metadata.json names no role: its AL301, messages.json is right
                 if said != stored and isinstance(said, str) and isinstance(stored, str):
                     yield SUB_AGENT_FILES_DISAGREE.at(

@@ -27,8 +27,8 @@ from agent_lint.profiles.astrion.checks import (
     own_ids,
 )
 from agent_lint.profiles.astrion.facts import AstrionFacts, facts_of
-from agent_lint.schemas import parse_timestamp
 from agent_lint.validators.identity import renamed_folders
+from agent_lint.validators.indexes import same_value
 
 _ENTRY_FIELDS = ("title", "created_at", "updated_at", "agent_count")
 
@@ -71,7 +71,7 @@ def derived_index(
             entry = {field: meta[field] for field in _ENTRY_FIELDS if field in meta}
             if isinstance(held, dict):
                 for field in ("created_at", "updated_at"):
-                    if field in held and _same_moment(held[field], entry.get(field)):
+                    if field in held and same_value(held[field], entry.get(field)):
                         entry[field] = held[field]
                 doubt = disputed_count(conversation, renamed or {}, config)
                 readings = count_readings(conversation, renamed or {}) if doubt else ()
@@ -81,11 +81,6 @@ def derived_index(
         elif held is not None:
             entries[key] = held
     return dict(sorted(entries.items()))
-
-
-def _same_moment(held: Any, derived: Any) -> bool:
-    moment = parse_timestamp(held)
-    return moment is not None and moment == parse_timestamp(derived)
 
 
 def _latest(facts: AstrionFacts) -> tuple[str, str] | None:

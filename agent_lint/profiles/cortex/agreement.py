@@ -8,6 +8,7 @@ from typing import Any
 from agent_lint.diagnostics import Diagnostic, Fix, Rule, Severity
 from agent_lint.index import RepoIndex
 from agent_lint.jsontext import clip, dumps
+from agent_lint.profiles.cortex.checksum import CONTEXT_LISTS
 from agent_lint.profiles.cortex.facts import facts_of
 from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, file_name
 from agent_lint.schemas import parse_timestamp
@@ -283,10 +284,6 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
             yield from _meta(conversation, reported)
 
 
-#: The lists of meta.json's ``state`` that copy the latest handoff's ``context_pointer``.
-_CONTEXT_LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
-
-
 def copies_once(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
     """Findings less those on ``meta.json`` that restate a latest handoff's finding in a
     value copied from it (:func:`_back_dated_copies`, :func:`_dangling_copies`)."""
@@ -350,7 +347,7 @@ def _dangling_copies(
     in_meta = [d for d in dangling if d.path in conversations]
     if not in_meta:
         return findings
-    latest = {path: c.latest() for path, c in conversations.items()}
+    latest = {d.path: conversations[d.path].latest() for d in in_meta}
     wanted = {d.path for d in in_meta} | {h.path for h in latest.values() if h is not None}
     refs = [r for r in index.references if r.path in wanted]
     at = {(r.path, r.pointer): r for r in refs}
@@ -368,6 +365,6 @@ def _dangling_copies(
         name = ref.field.removeprefix("state.").removesuffix("[]")
         source = (handoff.path, f"context_pointer.{name}[]", ref.value)
         # Only a finding at least as severe as the copy's stands for it.
-        if name in _CONTEXT_LISTS and listed.get(source, -1) >= RANK[finding.severity]:
+        if name in CONTEXT_LISTS and listed.get(source, -1) >= RANK[finding.severity]:
             copies.add(id(finding))
     return [d for d in findings if id(d) not in copies]

@@ -19,7 +19,8 @@ from agent_lint.jsontext import clip
 
 PREFIX = "sha256:"
 MAX_SAFE_INTEGER = 2**53 - 1
-_LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
+#: The id lists of a handoff's ``context_pointer`` (meta.json's ``state`` copies them).
+CONTEXT_LISTS = ("active_missions", "pending_decisions", "in_flight_tasks")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -38,7 +39,7 @@ def checksum_input(handoff: dict[str, Any]) -> dict[str, Any]:
         "conversation_id": handoff.get("conversation_id"),
         "latest_turn": pointer.get("latest_turn"),
     }
-    for name in _LISTS:
+    for name in CONTEXT_LISTS:
         values = pointer.get(name)
         if values is None:
             values = []

@@ -578,7 +578,7 @@ def _counters_from_before(
     counters of a meta.json last written then."""
     counters = stale_turn_counters(meta, turn, disputed)
     values = {value for _, _, value in counters}
-    if not counters or len(values) != 1 or len(counters) != _integer_counters(meta):
+    if not counters or len(values) != 1 or len(counters) != len(_turn_counters(meta)):
         return False
     [value] = values
     low = before.from_agent.get("last_turn") if before else 0
@@ -590,18 +590,9 @@ def _counters_from_before(
     )
 
 
-def _integer_counters(meta: dict[str, Any]) -> int:
-    state = meta.get("state")
-    held = [meta.get("turn_count"), state.get("latest_turn") if isinstance(state, dict) else None]
-    return sum(isinstance(v, INTEGER) and not isinstance(v, bool) for v in held)
-
-
-def stale_turn_counters(
-    meta: dict[str, Any], turn: int, disputed: tuple[Any, ...] = ()
-) -> list[tuple[str, str, Any]]:
-    """``meta.json``'s turn counters that are not ``turn``: (name, pointer, value) of
-    ``turn_count`` and ``state.latest_turn``, where they are integers (another type is
-    the schema's finding) and not one of the ``disputed`` values (:func:`disputed_turn`)."""
+def _turn_counters(meta: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """``meta.json``'s turn counters that are integers (another type is the schema's
+    finding): (name, pointer, value) of ``turn_count`` and ``state.latest_turn``."""
     state = meta.get("state")
     counters = [
         ("turn_count", "/turn_count", meta.get("turn_count")),
@@ -611,14 +602,15 @@ def stale_turn_counters(
             state.get("latest_turn") if isinstance(state, dict) else None,
         ),
     ]
-    return [
-        c
-        for c in counters
-        if isinstance(c[2], INTEGER)
-        and not isinstance(c[2], bool)
-        and c[2] != turn
-        and c[2] not in disputed
-    ]
+    return [c for c in counters if isinstance(c[2], INTEGER) and not isinstance(c[2], bool)]
+
+
+def stale_turn_counters(
+    meta: dict[str, Any], turn: int, disputed: tuple[Any, ...] = ()
+) -> list[tuple[str, str, Any]]:
+    """``meta.json``'s turn counters (:func:`_turn_counters`) that are not ``turn`` nor one
+    of the ``disputed`` values (:func:`disputed_turn`)."""
+    return [c for c in _turn_counters(meta) if c[2] != turn and c[2] not in disputed]
 
 
 _MIRRORED = ("from_agent", "to_agent", "timestamp", "reason", "checksum")
