@@ -255,6 +255,21 @@ def test_handoff_time_in_any_offset(lint_tree):
     assert d.message.endswith("is 20260804-130000 in UTC and 20260804-210000 in its own offset")
 
 
+def test_handoff_time_whose_utc_is_out_of_range(lint_tree):
+    """A produced_at whose UTC time falls before year 1 is named by its own offset's time,
+    and the message does not call that time UTC."""
+    files = _mission_lite()
+    name = "missions/M-003/handoffs/H-20260804-200000-ms-001-done.json"
+    files[name] = {**files[name], "produced_at": "0001-01-01T00:00:00+01:00"}
+    [d] = [d for d in lint_tree(files).diagnostics if d.code == "AL413"]
+    assert d.message == (
+        "handoff name time 20260804-200000 but produced_at 0001-01-01T00:00:00+01:00 is "
+        "00010101-000000 in its own offset (its UTC time is outside the years 1-9999)"
+    )
+    [strict] = [d for d in lint_tree(files, strict=True).diagnostics if d.code == "AL413"]
+    assert strict.message == d.message
+
+
 def test_validation_contract_shapes(lint_tree):
     milestone_map = {
         "schema_version": 1,

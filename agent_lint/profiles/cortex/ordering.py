@@ -756,17 +756,33 @@ def _orphan_notes(conversation: Conversation) -> Iterator[Diagnostic]:
         )
 
 
-def _utc(stamp: datetime) -> str:
-    """``stamp`` in UTC as a handoff name writes it; a time whose UTC falls outside the
-    years 1-9999 (``0001-01-01T00:00:00+01:00``) is named by its own offset's time."""
+def _utc(stamp: datetime) -> str | None:
+    """``stamp`` in UTC as a handoff name writes it; None for a time whose UTC falls
+    outside the years 1-9999 (``0001-01-01T00:00:00+01:00``): no name can carry it."""
     try:
-        return stamp.astimezone(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        return _local(stamp.astimezone(timezone.utc))
     except OverflowError:
-        return _local(stamp)
+        return None
 
 
 def _local(stamp: datetime) -> str:
-    return stamp.strftime("%Y%m%d-%H%M%S")
+    """``stamp`` as a handoff name writes it, in its own offset (years zero-padded: the
+    platform's ``strftime`` may not pad them)."""
+    return f"{stamp:%Y}".zfill(4) + f"{stamp:%m%d-%H%M%S}"
+
+
+def _time_mismatch(embedded: str, produced: datetime, strict: bool) -> str | None:
+    """What ``produced`` is, in the times a handoff name may carry (its UTC time; with
+    ``strict`` off also its own offset's), when ``embedded`` is none of them; else None."""
+    utc, own = _utc(produced), _local(produced)
+    accepted = {utc} if strict else {utc, own}
+    if embedded in accepted:
+        return None
+    if utc is None:
+        return f"{own} in its own offset (its UTC time is outside the years 1-9999)"
+    if strict or own == utc:
+        return f"{utc} in UTC"
+    return f"{utc} in UTC and {own} in its own offset"
 
 
 def _note_of(index: RepoIndex, path: str) -> bool:
@@ -824,19 +840,15 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
         if embedded is None:
             continue
         produced = parse_timestamp(handoff.produced_at)
-        accepted = set() if produced is None else {_utc(produced)}
-        if produced is not None and not index.config.strict:
-            accepted.add(_local(produced))
-        if produced is not None and embedded not in accepted:
-            own = _local(produced)
-            strict = index.config.strict or own == _utc(produced)
-            local = "" if strict else f" and {own} in its own offset"
-            yield HANDOFF_TIME_MISMATCH.at(
-                handoff.path,
-                f"handoff name time {embedded} but produced_at {handoff.produced_at} is "
-                f"{_utc(produced)} in UTC{local}",
-                pointer="/produced_at",
-            )
+        if produced is not None:
+            mismatch = _time_mismatch(embedded, produced, index.config.strict)
+            if mismatch is not None:
+                yield HANDOFF_TIME_MISMATCH.at(
+                    handoff.path,
+                    f"handoff name time {embedded} but produced_at {handoff.produced_at} "
+                    f"is {mismatch}",
+                    pointer="/produced_at",
+                )
         earlier = by_time[(handoff.folder, embedded)]
         if earlier:
             yield DUPLICATE_HANDOFF_TIME.at(
