@@ -1,7 +1,9 @@
 """Scan Markdown notes for what the reference checks need: links, ids, headings.
 
-Fenced code blocks are skipped and inline code spans blanked, so examples in
-code never count as links or ids. Columns stay those of the original text.
+Fenced and indented code blocks and HTML comments are skipped, inline code spans and
+backslash-escaped brackets blanked, so examples in code or comments never count as links
+or ids (what GitHub does not render as a link is not one). Columns stay those of the
+original text.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ _ANGLE = re.compile(">")
 _DOUBLE = re.compile('"')
 _SINGLE = re.compile("'")
 _CLOSERS = {">": _ANGLE, '"': _DOUBLE, "'": _SINGLE}
+_LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|[0-9]{1,9}[.)])(?: {1,4}|$)")
+_ESCAPE = re.compile(r"\\\\|\\[\[\]]")
 
 # Every scanner here is linear in the length of a line by construction: no
 # pattern can backtrack over text it has already matched (a note of one long
@@ -113,6 +117,86 @@ def atx_heading(line: str) -> str | None:
     if unclosed != rest and unclosed[-1].isspace():
         return unclosed.rstrip()
     return rest
+
+
+def _indent(line: str) -> int:
+    """The columns of a line's leading blanks, a tab reaching the next multiple of four."""
+    column = 0
+    for char in line:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column += 4 - column % 4
+        else:
+            break
+    return column
+
+
+def _blank_escapes(line: str) -> str:
+    """Blank backslash-escaped brackets (``\\[`` is a bracket, not a link's opener)."""
+    return _ESCAPE.sub(lambda m: m.group() if m.group() == "\\\\" else "  ", line)
+
+
+class _Blocks:
+    """Which lines of a note are prose, line by line: HTML comments (across lines too) are
+    blanked, and indented code blocks (four columns past the text they would continue,
+    after a blank line) are skipped, as in CommonMark. Fenced code is the scan's own."""
+
+    def __init__(self) -> None:
+        self.comment = False  # inside an HTML comment left open on an earlier line
+        self.code = False  # inside an indented code block
+        self.after_blank = True  # the previous line was blank (or this is the first)
+        self.item_content: int | None = None  # content column of the list item we are in
+
+    def blank(self) -> None:
+        """A blank line: it may open an indented code block, and ends none."""
+        self.after_blank = True
+
+    def prose(self, line: str) -> str | None:
+        """``line`` with the end of a comment an earlier line opened blanked, or None when
+        no part of it is prose (code, or inside that comment)."""
+        if self.comment:
+            close = line.find("-->")
+            if close < 0:
+                return None
+            self.comment = False
+            return " " * (close + 3) + line[close + 3 :]
+        return None if self._is_code(line) else line
+
+    def inline(self, line: str) -> str:
+        """``line`` (its code spans blanked) with comments and escaped brackets blanked."""
+        if "<!--" in line:
+            line = self._blank_comments(line)
+        if "\\" in line:
+            line = _blank_escapes(line)
+        return line
+
+    def _is_code(self, line: str) -> bool:
+        indent = _indent(line)
+        needed = 4 if self.item_content is None else self.item_content + 4
+        self.code = indent >= needed and (self.after_blank or self.code)
+        if not self.code:
+            item = _LIST_ITEM.match(line)
+            if item is not None:
+                self.item_content = item.end()
+            elif indent == 0 and self.after_blank:
+                self.item_content = None
+        self.after_blank = False
+        return self.code
+
+    def _blank_comments(self, line: str) -> str:
+        pieces, start = [], 0
+        while (opened := line.find("<!--", start)) >= 0:
+            close = line.find("-->", opened + 4)
+            pieces.append(line[start:opened])
+            if close < 0:
+                self.comment = True
+                pieces.append(" " * (len(line) - opened))
+                return "".join(pieces)
+            pieces.append(" " * (close + 3 - opened))
+            start = close + 3
+        pieces.append(line[start:])
+        return "".join(pieces)
 
 
 class _Next:
@@ -212,6 +296,7 @@ def scan(text: str) -> Note:
     fences = "```" in text or "~~~" in text
     underlines = "=" in text or "-" in text
     fence: str | None = None
+    blocks = _Blocks()
     previous = ""
     # Lines end at "\n" only (a CR before it is dropped), as editors and GitHub count
     # them; str.splitlines would also break at form feeds and U+2028.
@@ -219,7 +304,7 @@ def scan(text: str) -> Note:
     if "\r" in text:
         lines = [raw.removesuffix("\r") for raw in lines]
     for number, raw in enumerate(lines, start=1):
-        opener = _FENCE.match(raw) if fences else None
+        opener = _FENCE.match(raw) if fences and not blocks.comment else None
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
                 fence = None
@@ -227,12 +312,18 @@ def scan(text: str) -> Note:
             continue
         if opener:
             fence = opener.group(1)
+            blocks.blank()  # after the fence, an indented line is code again
             previous = ""
             continue
-        if not raw:  # a blank line holds nothing and ends the text a setext underline needs
+        if not raw or raw.isspace():  # holds nothing; ends the text a setext underline needs
+            blocks.blank()
             previous = ""
             continue
-        line = _blank_code(raw) if "`" in raw else raw
+        prose = blocks.prose(raw)
+        if prose is None:
+            previous = ""
+            continue
+        line = blocks.inline(_blank_code(prose) if "`" in prose else prose)
         heading = atx_heading(line) if "#" in line else None
         if heading is None and underlines and previous.strip() and _SETEXT.match(line):
             heading = previous.strip()

@@ -338,10 +338,11 @@ def _scan_reference(text: str) -> markdown.Note:
         note.anchors.add(slug if seen == 0 else f"{slug}-{seen}")
 
     fence: str | None = None
+    blocks = markdown._Blocks()
     previous = ""
     for number, raw in enumerate(text.split("\n"), start=1):
         raw = raw.removesuffix("\r")
-        opener = markdown._FENCE.match(raw)
+        opener = None if blocks.comment else markdown._FENCE.match(raw)
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
                 fence = None
@@ -349,9 +350,16 @@ def _scan_reference(text: str) -> markdown.Note:
             continue
         if opener:
             fence = opener.group(1)
+            blocks.blank()
             previous = ""
             continue
-        line = markdown._blank_code(raw)
+        if not raw.strip():
+            blocks.blank()
+        prose = blocks.prose(raw) if raw.strip() else raw
+        if prose is None:
+            previous = ""
+            continue
+        line = blocks.inline(markdown._blank_code(prose))
         heading = markdown.atx_heading(line) if "#" in line else None
         if heading is not None:
             add_anchor(heading)
@@ -389,6 +397,7 @@ MARKDOWN = st.lists(
         ),
         st.sampled_from(['"', "'", " ", "\n", "\r\n", "D-1", "H-002", "x.md", "#a", "é", "→"]),
         st.sampled_from(["[t](a.md)", "[r]: <b c>", "    ", "\t", "WP-7.", "Ünï", "\u0301", "_"]),
+        st.sampled_from(["<!--", "-->", "\\", "\\[", "- ", "1. ", "\n\n    ", "\n\n"]),
     ),
     max_size=30,
 ).map("".join)

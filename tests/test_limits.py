@@ -225,7 +225,8 @@ def test_link_scanner_finds_what_the_link_pattern_finds(seed):
     for _ in range(3000):
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         expected = [(m.start(1) + 1, m.group(1).strip("<>")) for m in _OLD_LINK.finditer(line)]
-        found = [(t.column, t.text) for t in scan(line + "\n").links]
+        # After a word, so that a line opening with blanks is no indented code block.
+        found = [(t.column - 1, t.text) for t in scan("x" + line + "\n").links]
         if line.lstrip(" ").startswith("[") and "]:" in line:
             continue  # reference definitions are found by their own pattern
         assert found == expected, line

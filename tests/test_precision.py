@@ -89,6 +89,25 @@ def test_repeated_link_is_one_finding(lint_tree):
     ]
 
 
+def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
+    """HTML comments (a template's commented-out example), indented code blocks and
+    escaped brackets are no links and no ids; a list item's indented paragraph, a lazy
+    continuation line and the text after a comment closes still are."""
+    note = (
+        "<!-- Example: - [Reply in Chinese](user/reply-zh.md) -->\n"
+        "<!-- D-997 is\n  [future](later.md)\n--> but [gone](gone.md) is not\n"
+        "\n    [label](relative/path.md) and D-998\n\n"
+        "Literal: \\[not a link](nowhere.md)\n"
+        "- item\n\n    [in the item](item.md)\n"
+        "text\n    [lazy](lazy.md)\n"
+    )
+    found = lint_tree({**_repo(), "missions/M-003/notes.md": note}).diagnostics
+    links = [
+        (d.line, d.column, d.message.split('"')[1]) for d in found if d.path.endswith("notes.md")
+    ]
+    assert links == [(4, 16, "gone.md"), (11, 19, "item.md"), (13, 12, "lazy.md")]
+
+
 def test_index_missing_a_field_in_many_entries_is_one_finding(lint_tree):
     entries = [
         {
