@@ -439,12 +439,13 @@ class Repository:
         """The names of the configured remotes."""
         return decode(self.run("remote")).split()
 
-    def merge_base(self, a: str, b: str) -> str | None:
-        """The best common ancestor of two commits, or None when they share no history."""
-        done = self._git(["merge-base", "--end-of-options", a, b])
+    def merge_bases(self, a: str, b: str) -> list[str]:
+        """Every best common ancestor of two commits (more than one after criss-cross
+        merges), git's own choice first; empty when they share no history."""
+        done = self._git(["merge-base", "--all", "--end-of-options", a, b])
         if done.returncode != 0:
-            return None
-        return done.stdout.decode("ascii").strip() or None
+            return []
+        return done.stdout.decode("ascii").split()
 
     def parents_not_in(self, head: str, excluded: str) -> tuple[dict[str, list[str]], set[str]]:
         """Commits reachable from ``head`` but not from ``excluded``, with their parents; and

@@ -27,9 +27,11 @@ CONV = ".agent/conversations/C-payments-refactor"
 PROJECT = ".agent/handoffs"
 
 
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo`` and return its output."""
+def git(repo: Path, *args: str, date: str | None = None) -> str:
+    """Run git in ``repo`` and return its output; ``date`` dates the commits it makes."""
     env = {**os.environ, **ENV, "HOME": str(repo.parent)}
+    if date is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
     env = {k: v for k, v in env.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
     done = subprocess.run(
         ["git", *args], cwd=repo, capture_output=True, text=True, check=True, env=env
@@ -61,10 +63,10 @@ def make_linked_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def commit_all(repo: Path, message: str) -> str:
-    """Stage everything and commit; the new commit's id."""
+def commit_all(repo: Path, message: str, date: str | None = None) -> str:
+    """Stage everything and commit (dated ``date``, if given); the new commit's id."""
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
+    git(repo, "commit", "-q", "-m", message, date=date)
     return git(repo, "rev-parse", "HEAD")
 
 

@@ -658,3 +658,32 @@ def test_a_merged_link_replaced_by_a_rewritten_file_is_modified(tmp_path, capsys
     assert code == 1
     assert ("AL601", f"{CONV}/handoffs/H-004.md") in found(report)
     assert "as a symbolic link to store/h4.md" in message(report, "AL601")
+
+
+# --- Several merge-bases --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_handoff_merged_in_any_of_several_merge_bases_is_protected(tmp_path, capsys, mode):
+    """A change that makes a second merge-base on purpose (it merges an older commit of
+    main itself) still meets the handoff main merged from it: git names one merge-base,
+    the gate compares with each."""
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "-b", "feature")
+    new = repo / ".agent/conversations/C-newconv"
+    shutil.copytree(repo / ".agent/conversations/C-onboarding", new)
+    feature = commit_all(repo, "B: a new conversation")
+    git(repo, "checkout", "-q", "main")
+    (repo / "notes.txt").write_text("a\n")
+    older = commit_all(repo, "A: something else", date="2026-11-06T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-edit", "feature", "-m", "T: merge the conversation")
+    git(repo, "checkout", "-q", "-b", "pr", feature)
+    git(repo, "merge", "-q", "--no-edit", older, "-m", "P: merge A, not T")
+    # git's own choice is the merge-base without the conversation.
+    assert git(repo, "merge-base", "--all", "HEAD", "main").split() == [older, feature]
+    handoff = new / "handoffs/H-001.json"
+    handoff.write_text(handoff.read_text().replace('"session_archive"', '"timeout"'))
+    code, report, _err = gate(repo, capsys, mode)
+    assert found(report) == [("AL601", ".agent/conversations/C-newconv/handoffs/H-001.json")]
+    assert code == 1
+    assert any("have 2 merge-bases (criss-cross merges)" in n for n in report["notices"])

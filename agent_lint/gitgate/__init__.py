@@ -107,7 +107,10 @@ def run(target: Target, request: Request) -> Outcome:
 @frozen
 class Located:
     """Where the change under review branched: repository, HEAD, base and merge-base, and
-    the fork point (see :func:`fork_point`; the merge-base when the walk finds none)."""
+    the fork point (see :func:`fork_point`; the merge-base when the walk finds none).
+
+    ``other_bases`` are the further merge-bases of HEAD and the base after criss-cross
+    merges: each holds merged files, so the gate compares the change with each."""
 
     repo: Repository
     head: str
@@ -115,6 +118,7 @@ class Located:
     base_name: str
     merge_base: str
     fork: str
+    other_bases: tuple[str, ...] = ()
 
 
 def locate(target: Target, spec: str) -> Located | list[str]:
@@ -150,12 +154,14 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
     # base is HEAD, or contains it, or HEAD contains the base); git is asked otherwise.
     graph: dict[str, list[str]] = {}
     merge_base: str | None = head
+    others: list[str] = []
     if head != base:
         graph, boundary = repo.parents_not_in(head, base)
         if base in boundary:
             merge_base = base  # a parent of a commit of the change: HEAD contains the base
         elif graph:
-            merge_base = repo.merge_base(head, base)
+            bases = repo.merge_bases(head, base)
+            merge_base, others = (bases[0] if bases else None), bases[1:]
     if merge_base is None:
         shallow = bool(repo.shallow_commits())
         if auto and not shallow:
@@ -167,7 +173,8 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
                 "on GitHub Actions let the agent-lint action fetch it."
             )
         raise ConfigError(f"HEAD and --base {base_name!r} share no history: nothing to compare")
-    return Located(repo, head, base, base_name, merge_base, fork_point(head, graph) or merge_base)
+    fork = fork_point(head, graph) or merge_base
+    return Located(repo, head, base, base_name, merge_base, fork, tuple(others))
 
 
 def _skipped(reasons: list[str]) -> list[str]:
@@ -182,7 +189,34 @@ def _run(target: Target, request: Request) -> Outcome:
     found = _locate(target, request.base)
     if isinstance(found, list):
         return Outcome(notices=_skipped(found))
-    repo, base_name, merge_base, fork = found.repo, found.base_name, found.merge_base, found.fork
+    outcome = _compare(target, request, found, found.merge_base, found.fork)
+    if not found.other_bases:
+        return outcome
+    # After criss-cross merges, files merged in any merge-base are merged: the change is
+    # compared with each, and a file's problem reported once (from git's own choice first).
+    outcome.notices.append(
+        f"HEAD and {found.base_name} have {1 + len(found.other_bases)} merge-bases "
+        "(criss-cross merges); the append-only gate (AL6xx) compared the change with each"
+    )
+    seen = {(p.issue, p.path, p.pointer) for p in outcome.problems}
+    for other in found.other_bases:
+        more = _compare(target, request, found, other, other)
+        for problem in more.problems:
+            if (problem.issue, problem.path, problem.pointer) not in seen:
+                seen.add((problem.issue, problem.path, problem.pointer))
+                outcome.problems.append(problem)
+        if outcome.changed is not None and more.changed is not None:
+            outcome.changed |= more.changed
+        outcome.merged = {**more.merged, **outcome.merged}
+        outcome.notices.extend(n for n in more.notices if n not in outcome.notices)
+    return outcome
+
+
+def _compare(
+    target: Target, request: Request, found: Located, merge_base: str, fork: str
+) -> Outcome:
+    """The gate's outcome comparing the change with one merge-base (and fork point)."""
+    repo, base_name = found.repo, found.base_name
     settings = _Settings(repo, target, request, merge_base)
     config, notices = settings.gate_config()
     prefix = settings.agent_prefix(config)
