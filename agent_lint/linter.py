@@ -236,7 +236,7 @@ def lint_target(
     many processes may check files (None: ``auto``; see :mod:`agent_lint.workers`);
     the output is the same for any number.
     """
-    base = base or target.config.base
+    base = base or _configured_base(target)
     if staged and not base:
         raise ConfigError("--staged compares the git index with a base: add --base REF")
     if new_only and not base:
@@ -572,6 +572,35 @@ class _Passed:
     files: list[tuple[str, str]] = field(default_factory=list)
     files_checked: int = 0
     early_gate: workers.InChild[gitgate.Outcome | ConfigError] | None = None
+
+
+def _on_ci() -> bool:
+    """Whether the run is on a CI service (``CI`` or ``GITHUB_ACTIONS`` set, not false)."""
+    return any(
+        os.environ.get(name, "").strip().lower() not in ("", "0", "false")
+        for name in ("CI", "GITHUB_ACTIONS")
+    )
+
+
+def _configured_base(target: Target) -> str | None:
+    """The ``base`` setting, refused on CI when a file inside the repository holds it.
+
+    There the file is the change under review's own: it could name a commit of its own
+    (``base = "HEAD"``) and pass the append-only gate. Locally the change is the user's.
+    """
+    config = target.config
+    if config.base is None or config.source is None or not _on_ci():
+        return config.base
+    source, root = os.path.realpath(config.source), os.path.realpath(target.root)
+    if os.path.commonpath([source, root]) != root:
+        return config.base  # a configuration kept outside the checkout
+    shown = os.path.relpath(source, root).replace(os.sep, "/")
+    raise ConfigError(
+        f"`base` in {shown} is read from the change under review, which could name a commit "
+        "of its own and pass the append-only gate; on CI (CI or GITHUB_ACTIONS is set) name "
+        "the base on the command line, e.g. --base origin/main (the agent-lint Action "
+        "passes the pull request's base), or keep that configuration outside the checkout"
+    )
 
 
 def _roots(only: Sequence[Path]) -> list[Path]:

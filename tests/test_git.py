@@ -215,12 +215,44 @@ def test_not_a_git_repository(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("flag", ["--base", "--staged"])
-def test_config_base(tmp_path, capsys, flag):
+def test_config_base(tmp_path, capsys, flag, monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     repo = make_repo(tmp_path)
     (repo / ".agent-lint.toml").write_text('base = "main"\n')
     edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
     _, found = run(repo, capsys, mode="staged" if flag == "--staged" else "worktree")
     assert [d["code"] for d in found] == ["AL601"]
+
+
+@pytest.mark.parametrize("variable", ["CI", "GITHUB_ACTIONS"])
+def test_on_ci_a_base_the_change_can_set_is_refused(tmp_path, capsys, monkeypatch, variable):
+    """On CI a `base` read from inside the checkout is the change's own: `base = "HEAD"`
+    would compare the change with itself. Refused, and the command line's --base or a
+    configuration kept outside the checkout still work."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv(variable, "true")
+    repo = make_repo(tmp_path)
+    (repo / "ci").mkdir()
+    (repo / "ci/agent-lint.toml").write_text('base = "HEAD"\n')
+    (repo / ".agent-lint.toml").write_text('base = "HEAD"\n')
+    edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+    commit_all(repo, "rewrite H-002 and compare with itself")
+    for extra in ([], ["--config", str(repo / "ci/agent-lint.toml")]):
+        assert main([str(repo), "--no-cache", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "is read from the change under review" in err
+        assert "--base origin/main" in err
+    outside = tmp_path / "ci-config.toml"
+    outside.write_text('base = "main~1"\n')
+    assert main([str(repo), "--no-cache", "--config", str(outside), "-q"]) == 1
+    assert "AL601" in capsys.readouterr().out
+    assert main([str(repo), "--no-cache", "--base", "main~1", "-q"]) == 1
+    assert "AL601" in capsys.readouterr().out
+    monkeypatch.setenv(variable, "false")
+    main([str(repo), "--no-cache", "--select", "AL6"])  # locally the setting is the user's
+    assert "All checks passed" in capsys.readouterr().out
 
 
 # --- Git objects, not checkout bytes ------------------------------------------------
