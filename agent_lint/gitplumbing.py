@@ -447,6 +447,11 @@ class Repository:
             return []
         return done.stdout.decode("ascii").split()
 
+    def only_in(self, tips: Sequence[str], excluded: Sequence[str]) -> set[str]:
+        """The commits reachable from ``tips`` but from none of ``excluded``."""
+        out = self.run("rev-list", *tips, "--not", *excluded, "--")
+        return set(out.decode("ascii").split())
+
     def parents_not_in(self, head: str, excluded: str) -> tuple[dict[str, list[str]], set[str]]:
         """Commits reachable from ``head`` but not from ``excluded``, with their parents; and
         the boundary: the commits reachable from ``excluded`` that are parents of those."""

@@ -105,3 +105,33 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, 1))
+
+
+def change_meeting_an_old_commit_first(origin: Path, commits: int = 40) -> tuple[str, str]:
+    """On ``origin``: main adds ``C-newconv`` in Y, after an older commit X; a change based
+    on Y, ``commits`` commits long, rewrites its H-001 and then merges X, so that in a
+    shallow clone X is the first common commit seen. (pull request head, main) ids."""
+    (origin / "x.txt").write_text("x\n")
+    older = commit_all(origin, "X")
+    shutil.copytree(
+        origin / ".agent/conversations/C-onboarding", origin / ".agent/conversations/C-newconv"
+    )
+    added = commit_all(origin, "Y adds C-newconv/H-001")
+    for number in range(3):
+        (origin / f"m{number}.txt").write_text(f"{number}\n")
+        commit_all(origin, f"main {number}")
+    main = git(origin, "rev-parse", "HEAD")
+    git(origin, "checkout", "-q", "-b", "pr", added)
+    for number in range(commits):
+        (origin / "p.txt").write_text(f"{number}\n")
+        commit_all(origin, f"pr {number}")
+    edit(
+        origin / ".agent/conversations/C-newconv/handoffs/H-001.json",
+        '"session_archive"',
+        '"timeout"',
+    )
+    commit_all(origin, "rewrite the merged H-001")
+    head = git(origin, "commit-tree", "-p", "HEAD", "-p", older, "-m", "merge X", "HEAD^{tree}")
+    git(origin, "update-ref", "refs/heads/pr", head)
+    git(origin, "checkout", "-q", "main")
+    return head, main

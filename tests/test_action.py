@@ -19,7 +19,16 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import CACHE, REPO, provisioned
-from gitrepo import CONV, ENV, add_conversation_handoff, commit_all, edit, git, make_repo
+from gitrepo import (
+    CONV,
+    ENV,
+    add_conversation_handoff,
+    change_meeting_an_old_commit_first,
+    commit_all,
+    edit,
+    git,
+    make_repo,
+)
 from ruamel.yaml import YAML
 
 ACTION = YAML(typ="safe").load((REPO / "action.yml").read_text(encoding="utf-8"))
@@ -432,6 +441,28 @@ def test_fetches_only_the_history_a_merge_base_needs(tmp_path, installed):
     ]
     assert git(clone, "rev-parse", "--is-shallow-repository") == "true"
     assert int(git(clone, "rev-list", "--count", "--all")) < 40  # not the whole history
+
+
+def test_fetch_goes_past_an_old_common_commit_to_the_real_merge_base(tmp_path, installed):
+    """A checkout of the pull request's head whose change merged an old commit of main: the
+    first common commit a shallow fetch meets is that old one; the action fetches on, to
+    the merge-base that holds the handoff the change rewrites."""
+    origin = make_repo(tmp_path, name="origin")
+    head, main_tip = change_meeting_an_old_commit_first(origin)
+    git(origin, "update-ref", "refs/pull/1/head", head)
+    clone = tmp_path / "checkout"
+    git(tmp_path, "init", "-q", str(clone))
+    git(clone, "remote", "add", "origin", origin.as_uri())
+    git(clone, "fetch", "-q", "--depth=1", "origin", "refs/pull/1/head")
+    git(clone, "checkout", "-q", "--detach", "FETCH_HEAD")
+    event = {"pull_request": {"base": {"sha": main_tip}, "head": {"sha": head}}}
+    runner = _runner(tmp_path, clone, installed, event=event, event_name="pull_request_target")
+    done = runner.lint()
+    assert done.returncode == 1, done.stdout + done.stderr
+    new = ".agent/conversations/C-newconv/handoffs/H-001.json"
+    assert [line.split(",")[0] for line in done.stdout.splitlines() if "title=AL6" in line] == [
+        f"::error file={new}"
+    ]
 
 
 def _fake_windows_python(tmp_path: Path) -> Path:

@@ -14,6 +14,7 @@ from gitrepo import (
     CONV,
     PROJECT,
     add_conversation_handoff,
+    change_meeting_an_old_commit_first,
     commit_all,
     edit,
     git,
@@ -205,6 +206,22 @@ def test_shallow_clone_fails_clearly(tmp_path, capsys):
     _, found = run(clone, capsys, "--base", "HEAD")
     [d] = found
     assert "or earlier (the clone is shallow" in d["message"]
+
+
+def test_a_shallow_merge_base_that_may_not_be_the_best_is_refused(tmp_path, capsys):
+    """In a shallow clone the first common commit seen can be an old one (the change merged
+    it on purpose): past the boundary a later one may hold the handoffs it rewrites."""
+    origin = make_repo(tmp_path, name="origin")
+    head, main_tip = change_meeting_an_old_commit_first(origin)
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "32", "--no-single-branch", origin.as_uri(), str(clone))
+    git(clone, "checkout", "-q", "--detach", head)
+    assert main([str(clone), "--base", "origin/main", "--select", "AL6"]) == 2
+    err = capsys.readouterr().err
+    assert "in this shallow clone, but history past its boundary may hold a later" in err
+    git(clone, "fetch", "-q", "--unshallow")
+    assert main([str(clone), "--base", main_tip, "--select", "AL6", "-q"]) == 1
+    assert "AL601" in capsys.readouterr().out
 
 
 def test_not_a_git_repository(tmp_path, capsys):

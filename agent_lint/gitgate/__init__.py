@@ -162,6 +162,7 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
         elif graph:
             bases = repo.merge_bases(head, base)
             merge_base, others = (bases[0] if bases else None), bases[1:]
+            _check_not_cut_off(repo, (head, base), bases, base_name)
     if merge_base is None:
         shallow = bool(repo.shallow_commits())
         if auto and not shallow:
@@ -175,6 +176,27 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
         raise ConfigError(f"HEAD and --base {base_name!r} share no history: nothing to compare")
     fork = fork_point(head, graph) or merge_base
     return Located(repo, head, base, base_name, merge_base, fork, tuple(others))
+
+
+def _check_not_cut_off(
+    repo: Repository, tips: tuple[str, str], bases: list[str], base_name: str
+) -> None:
+    """Refuse merge-bases a shallow clone may have got wrong.
+
+    Past a shallow boundary the parents are unknown, so a commit seen there may hide a
+    better common ancestor (one holding more merged handoffs): the merge-bases are
+    trusted only when no commit reachable from HEAD or the base but from none of them
+    lies at the boundary (a change can be built so that the first one met is old).
+    """
+    shallow = repo.shallow_commits()
+    if not shallow or not bases or not shallow & repo.only_in(tips, bases):
+        return
+    raise ConfigError(
+        f"HEAD and --base {base_name!r} meet at {bases[0][:12]} in this shallow clone, but "
+        "history past its boundary may hold a later common commit, so the merge-base is "
+        "not known. Fetch more history (`git fetch --deepen=100`, or `git fetch "
+        "--unshallow`), or on GitHub Actions let the agent-lint action fetch it."
+    )
 
 
 def _skipped(reasons: list[str]) -> list[str]:
