@@ -150,6 +150,18 @@ def test_github_annotations_are_capped_most_severe_first():
     assert lines[-1].startswith("::notice title=agent-lint::2 more findings not annotated")
 
 
+def test_github_annotations_show_the_gate_whatever_the_change_adds_before_it():
+    """Ten errors the change adds in files sorting first do not push the gate's AL601 or
+    an AL707 off the diff: those the change cannot waive are annotated first."""
+    junk = [_diag(path=f".agent/agents/a{i:02d}.json") for i in range(12)]
+    gate = _diag(code="AL601", name="handoff-modified", path=".agent/z/H-001.json")
+    link = _diag(code="AL707", name="linked-folder-in-agent-dir", path=".agent/zz")
+    lines = github.render(_result(*junk, gate, link)).splitlines()
+    titles = [line.split("title=")[1].split("::")[0] for line in lines if "title=AL" in line]
+    assert titles[:2] == ["AL601", "AL707"] and len(titles) == 10
+    assert lines[-1].startswith("::notice title=agent-lint::4 more findings not annotated")
+
+
 def test_summary_lists_everything_within_the_size_limit(monkeypatch):
     from agent_lint.reporters import summary
 

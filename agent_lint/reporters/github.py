@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_lint.diagnostics import Diagnostic, Severity
+from agent_lint.diagnostics import Diagnostic, Severity, change_cannot_waive
 from agent_lint.escaping import workflow
 from agent_lint.escaping.terminal import visible
 from agent_lint.reporters.paths import workspace_path
@@ -15,9 +15,12 @@ PER_LEVEL_LIMIT = 10
 
 
 def selected(result: LintResult) -> list[Diagnostic]:
-    """The findings to annotate: errors first, at most 10 of each level."""
-    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
-    warnings = [d for d in result.diagnostics if d.severity is not Severity.ERROR]
+    """The findings to annotate: errors first, at most 10 of each level, in each level
+    the gate's first (those the change cannot waive: no pile of other findings the change
+    adds pushes them off the diff)."""
+    listed = sorted(result.diagnostics, key=lambda d: not change_cannot_waive(d.code))
+    errors = [d for d in listed if d.severity is Severity.ERROR]
+    warnings = [d for d in listed if d.severity is not Severity.ERROR]
     return errors[:PER_LEVEL_LIMIT] + warnings[:PER_LEVEL_LIMIT]
 
 

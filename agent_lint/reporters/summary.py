@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from agent_lint.diagnostics import GATE_PREFIX, Diagnostic
+from agent_lint.diagnostics import Diagnostic, change_cannot_waive
 from agent_lint.escaping.markdown import code
 from agent_lint.reporters.paths import workspace_path
 from agent_lint.result import LintResult
@@ -63,10 +63,10 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
     if result.fixed:
         out += ["", "Fixed: " + ", ".join(code(located(p)) for p in result.fixed)]
     if result.diagnostics:
-        # Errors first, the gate's (AL6xx) leading them, then warnings and info: what
+        # Errors first, the gate's (AL6xx, AL707) leading them, then warnings and info: what
         # fails the run leads the table, which keeps to a quarter of the summary.
         counts = Counter(
-            (-RANK[d.severity], not d.code.startswith(GATE_PREFIX), d.code, d.name,
+            (-RANK[d.severity], not change_cannot_waive(d.code), d.code, d.name,
              d.severity.value, located(d.path))
             for d in result.diagnostics
         )  # fmt: skip
@@ -96,7 +96,7 @@ def render(result: LintResult, annotated: int | None = None, workspace: Path | N
     used = sum(size(r) + 1 for r in rows)
     shown = 0
     # The gate's findings first: a change to merged history is what a reviewer must see.
-    listed = sorted(result.diagnostics, key=lambda d: not d.code.startswith(GATE_PREFIX))
+    listed = sorted(result.diagnostics, key=lambda d: not change_cannot_waive(d.code))
     for d in listed:
         row = _finding_row(d, located(d.path))
         if used + size(row) + 1 > budget:
