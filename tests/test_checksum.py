@@ -113,3 +113,30 @@ def test_print_checksum_errors(tmp_path, capsys):
     assert "beyond 2^53-1" in capsys.readouterr().err
     bad.write_text("{")
     assert main(["--print-checksum", str(bad)]) == 2
+
+
+def test_print_checksum_reads_a_handoff_of_the_change_as_the_lint_does(tmp_path, capsys):
+    """A handoff a change committed may be a link to a device, huge or nested past the
+    stack: a usage error naming why, never a read without end or an internal error."""
+    import os
+
+    folder = tmp_path / "handoffs"
+    folder.mkdir()
+    linked = folder / "H-002.json"
+    os.symlink("/dev/zero", linked)
+    assert main(["--print-checksum", str(linked)]) == 2
+    assert "a symbolic link out of its folder" in capsys.readouterr().err
+    deep = folder / "H-003.json"
+    deep.write_text('{"a":' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert main(["--print-checksum", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert "nested deeper than 64 levels" in err and "internal error" not in err
+    big = folder / "H-004.json"
+    big.write_bytes(b'{"handoff_id": "' + b"x" * (17 << 20) + b'"}')
+    assert main(["--print-checksum", str(big)]) == 2
+    assert "cannot read a JSON handoff" in capsys.readouterr().err
+    valid = FIXTURES / "valid/.agent/conversations/C-payments-refactor/handoffs/H-003.json"
+    with_bom = folder / "H-005.json"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + valid.read_bytes())
+    assert main(["--print-checksum", str(with_bom)]) == 0
+    assert capsys.readouterr().out.strip() == json.loads(valid.read_text())["checksum"]

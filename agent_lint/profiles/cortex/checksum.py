@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lint.jsontext import clip
+from agent_lint.problems import ParseIssue
 
 PREFIX = "sha256:"
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -153,12 +154,23 @@ def checksum_line(path: Path) -> str:
     Raises :class:`agent_lint.config.ConfigError` (a usage error) for a file
     that is not a readable conversation handoff or holds an uncanonicalisable value.
     """
-    from agent_lint.config import ConfigError
+    from agent_lint.config import ConfigError, Limits
+    from agent_lint.fileio import NotRead, read_in_folder
+    from agent_lint.kinds import Format
+    from agent_lint.loading import parse
 
+    # Read as the lint reads a record: the file may be a change's, a link to /dev/zero or
+    # nested past any stack; bounded, no link out of its folder, depth measured first.
+    limits = Limits()
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"{path}: cannot read a JSON handoff: {exc}") from exc
+        raw = read_in_folder(path, limits.max_file_bytes)
+    except NotRead as exc:
+        raise ConfigError(f"{path}: cannot read a JSON handoff: {exc.reason}") from None
+    loaded = parse(str(path), Format.JSON, raw, limits)
+    problems = [p for p in loaded.problems if p.issue is not ParseIssue.BYTE_ORDER_MARK]
+    if problems:
+        raise ConfigError(f"{path}: cannot read a JSON handoff: {problems[0].message}")
+    data = loaded.data
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a handoff is a JSON object")
     if not all(isinstance(data.get(key), str) for key in ("handoff_id", "conversation_id")):
