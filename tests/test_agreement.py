@@ -62,6 +62,21 @@ def test_state_mismatch_names_both_sides(lint_tree):
     assert len(parts) == 3
 
 
+def test_without_turn_files_latest_turn_is_judged_only_against_the_handoff(lint_tree):
+    """Turns kept out of git (or not written): N is unknown. A latest_turn at or past the
+    latest handoff's context_pointer.latest_turn stands (work goes on after a handoff);
+    one below it is stale, and the message names where the expected value comes from."""
+    files = tree()
+    for name in [n for n in files if "/turns/" in n]:
+        del files[name]
+    files[STATE] = {**files[STATE], "latest_turn": 6}
+    assert [f for f in found(lint_tree(files)) if f[0] == "AL503"] == []
+    files[STATE] = {**files[STATE], "latest_turn": 3}
+    [(_, message, fixable)] = [f for f in found(lint_tree(files)) if f[0] == "AL503"]
+    assert message == "state.json latest_turn 3 but H-002's context_pointer.latest_turn is 4"
+    assert fixable
+
+
 def test_a_stale_state_is_placed_at_the_first_differing_field_it_holds(lint_tree):
     files = tree()
     files[STATE] = {**files[STATE], "latest_turn": 3, "updated_at": "2020-01-01T00:00:00Z"}

@@ -171,7 +171,9 @@ def _state(
         "conversation_id": f"the conversation folder is {conversation.name}",
         "latest_handoff_id": f"the latest handoff is {latest.id}",
         "active_agent": f"{latest.id} hands the conversation to",
-        "latest_turn": "the latest turn is",
+        "latest_turn": "the latest turn is"
+        if conversation.latest_turn() is not None
+        else f"{latest.id}'s context_pointer.latest_turn is",
         "checksum": has_checksum(latest, reported(latest)),
         "updated_at": f"{latest.id}'s timestamp is",
     }

@@ -177,6 +177,19 @@ class Conversation:
         named = renamed.get(self.folder)
         return {self.name} if named is None else {self.name, PurePosixPath(named).name}
 
+    def _turn_without_files(self, latest: Handoff) -> Any:
+        """``latest_turn`` when no turn file is known (turns kept out of git, or not
+        written): N is unknown, so the value state.json holds stands when it is a whole
+        number no lower than the latest handoff's ``context_pointer.latest_turn`` (turns
+        only grow after a handoff); otherwise, and for a new state.json, that one."""
+        held = self.state.get("latest_turn") if self.state is not None else None
+        context = latest.context_turn
+        whole = isinstance(held, int) and not isinstance(held, bool) and held >= 0
+        context_whole = isinstance(context, int) and not isinstance(context, bool)
+        if whole and (not context_whole or held >= context):
+            return held
+        return context
+
     def derived_state(
         self,
         reported: Callable[[Handoff], bool] | None = None,
@@ -203,7 +216,7 @@ class Conversation:
             else self.name,
             "latest_handoff_id": latest.id,
             "active_agent": latest.active_agent(),
-            "latest_turn": turn if turn is not None else latest.context_turn,
+            "latest_turn": turn if turn is not None else self._turn_without_files(latest),
             "checksum": latest.mirrored_checksum(held, reported is not None and reported(latest)),
             "updated_at": latest.timestamp,
         }
