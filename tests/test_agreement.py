@@ -77,6 +77,22 @@ def test_without_turn_files_latest_turn_is_judged_only_against_the_handoff(lint_
     assert fixable
 
 
+def test_the_same_moment_written_another_way_is_no_stale_mirror(lint_tree):
+    """``…:00.000Z`` (a JavaScript writer) or a local offset for the handoff's ``…:00Z``
+    is the same time: neither state.json nor meta.json is stale; another time still is."""
+    files = tree()
+    stamp = files[H2]["timestamp"]
+    assert stamp.endswith(":00Z")
+    files[STATE] = {**files[STATE], "updated_at": stamp.replace(":00Z", ":00.000Z")}
+    meta = copy.deepcopy(files[META])
+    meta["handoffs"][1]["timestamp"] = stamp.replace("Z", "+00:00")
+    files[META] = meta
+    assert found(lint_tree(files)) == []
+    files[STATE] = {**files[STATE], "updated_at": stamp.replace(":00Z", ":01.000Z")}
+    [(code, message, _)] = found(lint_tree(files))
+    assert code == "AL503" and message.startswith("state.json updated_at")
+
+
 def test_a_stale_state_is_placed_at_the_first_differing_field_it_holds(lint_tree):
     files = tree()
     files[STATE] = {**files[STATE], "latest_turn": 3, "updated_at": "2020-01-01T00:00:00Z"}

@@ -14,6 +14,7 @@ from agent_lint.profiles.cortex.handoffs import Conversation, Handoff, file_name
 from agent_lint.schemas import parse_timestamp
 from agent_lint.selection import RANK, is_selected
 from agent_lint.validators.identity import renamed_folders
+from agent_lint.validators.indexes import same_value
 
 CHECKSUM_MISMATCH = Rule(
     "AL501",
@@ -330,7 +331,7 @@ def _copied_back_date(conversation: Conversation, back_dated: set[str]) -> bool:
     latest, previous = ordered[-1], ordered[-2]
     created, before = parse_timestamp(meta.get("created_at")), parse_timestamp(previous.timestamp)
     return (
-        meta.get("updated_at") == latest.timestamp
+        same_value(meta.get("updated_at"), latest.timestamp)
         and created is not None
         and before is not None
         and created <= before

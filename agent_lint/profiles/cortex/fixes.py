@@ -93,7 +93,8 @@ def _meta_changes(
         changes.append(("/handoffs", [h.entry(None, reported(h)) for h in handoffs]))
     else:
         for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
-            for key, value in handoff.entry(entry.get("checksum"), reported(handoff)).items():
+            mirror = handoff.entry(entry.get("checksum"), reported(handoff), entry.get("timestamp"))
+            for key, value in mirror.items():
                 if entry.get(key) != value or key not in entry:
                     changes.append((f"/handoffs/{position}/{key}", value))
     if meta.get("active_agent") != latest.active_agent():

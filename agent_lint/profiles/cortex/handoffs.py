@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from agent_lint.frozen import field, record
 from agent_lint.kinds import whole
 from agent_lint.profiles.cortex import checksum
+from agent_lint.validators.indexes import same_value
 
 # ASCII digits only: "H-٠٠٤" is not handoff 4, and "0004\n" is not turn 4.
 _NUMBER = whole("H-([0-9]{3,})")
@@ -63,14 +64,23 @@ class Handoff(NamedTuple):
             return held if held in (self.checksum, self.computed) else self.computed
         return self.checksum
 
-    def entry(self, held: Any = None, lenient: bool = False) -> dict[str, Any]:
+    def mirrored_time(self, held: Any) -> Any:
+        """The ``timestamp`` a mirror of this handoff should hold, that holds ``held`` now:
+        ``held`` itself when it is the same moment written another way (``…:00.000Z``,
+        ``+08:00``; the writers' languages differ), else the handoff's own."""
+        return held if held is not None and same_value(held, self.timestamp) else self.timestamp
+
+    def entry(
+        self, held: Any = None, lenient: bool = False, held_time: Any = None
+    ) -> dict[str, Any]:
         """The ``meta.json`` ``handoffs[]`` entry that mirrors this handoff (``held``: the
-        checksum the entry holds now, see :meth:`mirrored_checksum`)."""
+        checksum the entry holds now, see :meth:`mirrored_checksum`; ``held_time``: its
+        timestamp, see :meth:`mirrored_time`)."""
         return {
             "handoff_id": self.id,
             "from_agent": self.from_agent.get("agent_id"),
             "to_agent": self.to_agent.get("agent_id"),
-            "timestamp": self.timestamp,
+            "timestamp": self.mirrored_time(held_time),
             "reason": self.reason,
             "checksum": self.mirrored_checksum(held, lenient),
         }
@@ -218,7 +228,9 @@ class Conversation:
             "active_agent": latest.active_agent(),
             "latest_turn": turn if turn is not None else self._turn_without_files(latest),
             "checksum": latest.mirrored_checksum(held, reported is not None and reported(latest)),
-            "updated_at": latest.timestamp,
+            "updated_at": latest.mirrored_time(
+                self.state.get("updated_at") if self.state else None
+            ),
         }
 
 

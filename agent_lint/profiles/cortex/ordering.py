@@ -652,7 +652,7 @@ def _meta_handoffs(
         return
     for position, (entry, handoff) in enumerate(zip(entries, handoffs, strict=True)):
         lenient = reported(handoff)
-        mirror = handoff.entry(entry.get("checksum"), lenient)
+        mirror = handoff.entry(entry.get("checksum"), lenient, entry.get("timestamp"))
         last = not lagging and position == len(handoffs) - 1
         for key in _MIRRORED:
             if key == "checksum" and (last or no_checksum):
