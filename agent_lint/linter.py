@@ -163,14 +163,19 @@ def _one_finding_per_link(findings: list[Diagnostic], root: str) -> list[Diagnos
     return kept
 
 
-def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
+def _undecided(
+    profile: Profile, relpath: str, problem: EntryProblem, named_store: bool = True
+) -> bool:
     """Whether a problem with an entry not read keeps the run from calling the layout foreign.
 
     An unsafe or unreadable entry where records live may be the record that
     would show the profile's state; a store that leads outside the repository
     (AL706) or cannot be listed is never looked into at all. Both are
     reported, never hidden behind the foreign-layout notice. ``relpath`` is
-    the entry's path in the store, ``""`` for the store itself.
+    the entry's path in the store, ``""`` for the store itself. A folder link
+    counts only in a ``named_store`` (``.agent/``, a configured ``agent-dir``): in a
+    folder taken for a store by its record folders' names alone (a repository's top
+    with ``agents -> templates/agents``), a linked one is no sign of agent state.
     """
     if relpath == "":
         return problem.issue in (EntryIssue.AGENT_DIR_OUTSIDE, EntryIssue.UNREADABLE)
@@ -179,7 +184,18 @@ def _undecided(profile: Profile, relpath: str, problem: EntryProblem) -> bool:
         on_the_way = f"{relpath}/"
         if any(f"{folder}/".startswith(on_the_way) for folder in profile.walk_folders):
             return True
+        if not named_store:
+            return False
     return profile.in_record_folder(relpath + "/")
+
+
+def _named_store(target: Target, profile: Profile) -> bool:
+    """Whether the store is named as one (a marker's folder, ``.agent``, or the configured
+    ``agent-dir``), not only taken for one by the record folders it holds."""
+    if target.config.agent_dir:
+        return True
+    where = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
+    return any(m.store and m.store == where for m in profile.markers)
 
 
 def _not_read(profile: Profile, relpath: str) -> str:
@@ -647,6 +663,7 @@ def _pass_over_files(
     formats = result.formats  # full path "": the root's + the path
     root_prefix = str(target.root).rstrip(os.sep) + os.sep
     holds_state = False
+    named_store = _named_store(target, profile)
     unclassified: list[tuple[str, Diagnostic]] = []  # their findings that name a record
     limits = config.limits
     yaml_spent = 0  # the run's YAML budget (max-yaml-total-bytes), spent file by file
@@ -694,7 +711,9 @@ def _pass_over_files(
         if entry.unlisted:
             index.unlisted.add(path)  # nothing is concluded missing that it may hold
         if entry.problem is not None:
-            holds_state = holds_state or _undecided(profile, entry.relpath, entry.problem)
+            holds_state = holds_state or _undecided(
+                profile, entry.relpath, entry.problem, named_store
+            )
             found.append(diagnose_entry(entry.problem))
             if not entry.noted:  # a noted name or link is read all the same, listed then
                 result.files.append((path, f"not read: {entry.problem.message}"))

@@ -103,3 +103,22 @@ def test_the_notice_does_not_name_a_folder_that_is_not_there(tmp_path: Path, cap
     main([str(repo), "--base", "main", "--no-color"])
     err = capsys.readouterr().err
     assert "no Cortex agent state found here (no .agent/ folder); nothing checked" in err
+
+
+def test_a_linked_folder_named_like_a_record_folder_outside_a_store_is_no_state(
+    tmp_path: Path, capsys
+):
+    """A plugin repository's top (``agents -> templates/agents``, no ``.agent/``) is taken
+    for a store only by its folder names: a link there shows no agent state. In ``.agent/``
+    the same link is its AL707, which no foreign-layout notice hides."""
+    import os
+
+    write_tree(tmp_path, {"templates/agents/reviewer.md": "# reviewer\n", "commands/do.md": "x"})
+    os.symlink("templates/agents", tmp_path / "agents")
+    assert main([str(tmp_path), "--no-cache", "--no-color"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "Nothing checked.\n" and "no Cortex agent state found" in err
+    (tmp_path / ".agent").mkdir()
+    os.symlink("../templates/agents", tmp_path / ".agent/agents")
+    assert main([str(tmp_path), "--no-cache", "--no-color"]) == 1
+    assert "AL707" in capsys.readouterr().out
