@@ -333,6 +333,21 @@ def test_selected_option_must_be_offered(lint_tree):
     assert d.code == "AL309" and 'did you mean "postgresql"' in d.message
 
 
+def test_options_written_as_objects_are_chosen_by_id(lint_tree):
+    """{"id", "label"} options are the schema's AL103; the selected option is judged
+    against their ids, as the runtime resolves it, not reported again as not offered."""
+    resolved = dict(status="approved", resolved_by="me", resolved_at="2026-11-02T10:00:00Z")
+    options = [{"id": "redis", "label": "Redis"}, {"id": "none", "label": "No cache"}]
+    record = decision(options=options, selected_option="redis", **resolved)
+    assert [d.code for d in lint_tree({"decisions/D-001.json": record}).diagnostics] == ["AL103"]
+    record = decision(options=options, selected_option="memcached", **resolved)
+    found = lint_tree({"decisions/D-001.json": record}).diagnostics
+    assert [d.code for d in found] == ["AL103", "AL309"]
+    assert found[1].message.endswith("is not one of the options redis, none")
+    record = decision(options=[1, 2], selected_option="x", **resolved)
+    assert [d.code for d in lint_tree({"decisions/D-001.json": record}).diagnostics] == ["AL103"]
+
+
 def test_supersession_cycle(lint_tree):
     def superseded(did, by):
         return decision(

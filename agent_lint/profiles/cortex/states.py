@@ -82,8 +82,12 @@ def _decision(ctx: FileContext) -> Iterator[Diagnostic]:
                 pointer="/status",
             )
     options, selected = data.get("options"), data.get("selected_option")
-    if isinstance(selected, str) and isinstance(options, list) and selected not in options:
-        choices = [o for o in options if isinstance(o, str)]
+    if not isinstance(selected, str) or not isinstance(options, list):
+        return
+    # An option written as {"id": …, "label": …} (the schema's AL103) is chosen by its id,
+    # as the runtime resolves it; an option of no readable name leaves the choice unjudged.
+    choices = [o.get("id") if isinstance(o, dict) else o for o in options]
+    if selected not in choices and all(isinstance(c, str) for c in choices) and choices:
         import difflib  # loaded for a suggestion only
 
         close = difflib.get_close_matches(selected, choices, n=1)
