@@ -86,8 +86,9 @@ def _decision(ctx: FileContext) -> Iterator[Diagnostic]:
         return
     # An option written as {"id": …, "label": …} (the schema's AL103) is chosen by its id,
     # as the runtime resolves it; an option of no readable name leaves the choice unjudged.
-    choices = [o.get("id") if isinstance(o, dict) else o for o in options]
-    if selected not in choices and all(isinstance(c, str) for c in choices) and choices:
+    named = [o.get("id") if isinstance(o, dict) else o for o in options]
+    choices = [c for c in named if isinstance(c, str)]
+    if selected not in choices and len(choices) == len(named) and choices:
         import difflib  # loaded for a suggestion only
 
         close = difflib.get_close_matches(selected, choices, n=1)
