@@ -537,3 +537,18 @@ def test_record_paths_of_a_store_kept_deeper_by_agent_dir_name_it_from_its_folde
     meta.write_text(meta.read_text().replace("/summary.md", "/gone.md", 1))
     [gone] = lint_paths([repo]).diagnostics
     assert gone.code == "AL302" and ".agent/conversations/C-onboarding/gone.md" in gone.message
+
+
+def test_a_path_suggestion_is_made_only_when_one_file_is_nearest(lint_tree):
+    """A missing path whose file name many folders hold (README.md) gets no guess; the one
+    nearest (sharing the most folders) is still suggested."""
+    readmes = {f"memory/{kind}/README.md": "# notes\n" for kind in ("user", "project", "team")}
+    lists = ("task_ids", "mission_ids", "run_ids", "queue_ids", "session_ids", "worktree_paths")
+    relations: dict[str, list[str]] = {name: [] for name in lists}
+    record = decision(relations={**relations, "artifact_refs": ["docs/README.md"]})
+    [d] = lint_tree({**readmes, "decisions/D-001.json": record}).diagnostics
+    assert d.code == "AL302" and "did you mean" not in d.message
+    nearer = [".agent/memory/team/x/README.md"]
+    record = decision(relations={**relations, "artifact_refs": nearer})
+    [d] = lint_tree({**readmes, "decisions/D-001.json": record}).diagnostics
+    assert d.message.endswith('did you mean ".agent/memory/team/README.md"?')

@@ -502,15 +502,17 @@ def elsewhere(index: RepoIndex, path: str, referrer: str = "") -> str | None:
     name in the same folder: the path is wrong, the record is not absent.
     Of several files of that name, the nearest wins: the one sharing most
     folders with ``path``, then with the ``referrer`` (the record that holds
-    the path), so a conversation's own file beats another conversation's.
+    the path), so a conversation's own file beats another conversation's. When
+    several are equally near (a ``README.md`` in many folders), none is named:
+    picking one would be a guess.
     """
     name = posixpath.basename(path)
     same = [p for p in index.file_names.get(name, ()) if p != path]
     if same:
-        return min(
-            same,
-            key=lambda p: (-_shared_folders(p, path), -_shared_folders(p, referrer), p),
-        )
+        nearness = {p: (_shared_folders(p, path), _shared_folders(p, referrer)) for p in same}
+        best = max(nearness.values())
+        nearest = [p for p, near in nearness.items() if near == best]
+        return nearest[0] if len(nearest) == 1 else None
     lookups = index.store(Lookups)
     if lookups.folders is None:
         folders: dict[str, list[str]] = defaultdict(list)
