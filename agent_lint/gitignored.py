@@ -60,8 +60,9 @@ def ignored_files(root: Path, agent_dir: Path, top: Path) -> frozenset[str] | No
 
 class GitIgnores:
     """Whether git's ignore rules exclude a path of the root (which need not exist): asked
-    by checks of files a repository may keep out of git on purpose (a derived state.json);
-    git runs at the first question, once for each path."""
+    by checks of files a repository may keep out of git on purpose (a derived state.json,
+    notes kept on each machine). Callers ask for their paths together (:meth:`among`):
+    one git process answers each batch, so a repository of many such paths costs one."""
 
     def __init__(self, top: Path, root: Path) -> None:
         self.top, self.root = top, Path(os.path.realpath(root))
@@ -69,15 +70,26 @@ class GitIgnores:
 
     def __call__(self, path: str) -> bool:
         """Whether git ignores ``path`` (relative to the root) when it is not tracked."""
-        if path not in self.answers:
-            from agent_lint.gitplumbing import GitError, ignores
+        return path in self.among([path])
 
-            inside = os.path.relpath(self.root / path, self.top).replace(os.sep, "/")
+    def among(self, paths: Iterable[str]) -> set[str]:
+        """Which of ``paths`` (relative to the root) git ignores when they are not tracked."""
+        paths = list(paths)
+        asked = [path for path in dict.fromkeys(paths) if path not in self.answers]
+        if asked:
+            from agent_lint.gitplumbing import GitError, ignored_among
+
+            inside = {
+                os.path.relpath(self.root / path, self.top).replace(os.sep, "/"): path
+                for path in asked
+            }
             try:
-                self.answers[path] = ignores(self.top, inside)
-            except GitError:
-                self.answers[path] = False
-        return self.answers[path]
+                ignored = {inside[name] for name in ignored_among(self.top, list(inside))}
+            except (GitError, KeyError):
+                ignored = set()
+            for path in asked:
+                self.answers[path] = path in ignored
+        return {path for path in paths if self.answers.get(path)}
 
 
 def tracked_only(

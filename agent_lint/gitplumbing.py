@@ -165,18 +165,23 @@ def ignored_untracked(top: Path, folder: str) -> list[str] | None:
     return [decode(name) for name in done.stdout.split(b"\0") if name]
 
 
-def ignores(top: Path, path: str) -> bool:
-    """Whether git's ignore rules exclude ``path`` (of the work tree at ``top``; it need not
-    exist) when it is not tracked."""
+def ignored_among(top: Path, paths: Sequence[str]) -> set[str]:
+    """Which of ``paths`` (of the work tree at ``top``; they need not exist) git's ignore
+    rules exclude when not tracked: one git process for all of them."""
+    if not paths:
+        return set()
     done = _run(
-        ["check-ignore", "-q", "--", path],
+        ["check-ignore", "-z", "--stdin"],
         top,
+        stdin=b"".join(encode(path) + b"\0" for path in paths),
         git_dir=top / ".git",
         work_tree=top,
         # check-ignore takes paths, not pathspecs: the literal-pathspec guard does not apply.
         extra_env={"GIT_LITERAL_PATHSPECS": "0"},
     )
-    return done.returncode == 0
+    if done.returncode not in (0, 1):  # 1: none of them is ignored
+        raise GitError(f"git check-ignore failed: {decode(done.stderr).strip()}")
+    return {decode(name) for name in done.stdout.split(b"\0") if name}
 
 
 def decode(raw: bytes) -> str:

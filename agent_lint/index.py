@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -24,6 +24,7 @@ from agent_lint.schemas import SchemaStore
 
 if TYPE_CHECKING:
     from agent_lint.filesystem import FileSystem, Origins
+    from agent_lint.gitignored import GitIgnores
     from agent_lint.profile import Profile
 
 
@@ -509,7 +510,7 @@ class RepoIndex:
     #: ``--fix`` derives nothing from what they hold now.
     history_edited: set[str] = field(default_factory=set)
     #: Whether git's ignore rules exclude a path of the root (None: no rule applies).
-    git_ignores: Callable[[str], bool] | None = field(default=None, repr=False)
+    git_ignores: GitIgnores | None = field(default=None, repr=False)
 
     def in_repository(self, path: str) -> str:
         """``path``, a path a record names, as this repository holds it.

@@ -91,6 +91,36 @@ def test_a_state_json_kept_out_of_git_on_purpose_is_not_missing(tmp_path, capsys
     assert state.exists()
 
 
+def test_notes_and_summaries_kept_out_of_git_are_judged_alike_here_and_in_a_clone(tmp_path, capsys):
+    """A repository that ignores handoff notes and summaries: the work tree (where they
+    are) and a clone (where they are not) get the same result, no AL408, AL302 or AL314
+    for what git keeps out on purpose. Without the rule a clone would miss them."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    conversation = repo / ".agent/conversations/C-onboarding"
+    (conversation / "summary.md").write_text("# C-onboarding\n")
+    plan = repo / ".agent/missions/M-001/mission-plan.md"
+    plan.write_text(
+        plan.read_text() + "\nSee [the summary](../../conversations/C-onboarding/summary.md).\n"
+    )
+    (repo / ".gitignore").write_text(
+        ".agent/conversations/*/summary.md\n.agent/conversations/*/handoffs/*.md\n"
+    )
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "notes stay on each machine")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert not (clone / ".agent/conversations/C-onboarding/summary.md").exists()
+    for checkout in (repo, clone):
+        assert main([str(checkout), "--no-cache", "--no-color"]) == 0, checkout
+        assert "All checks passed" in capsys.readouterr().out
+    (clone / ".gitignore").write_text("")
+    assert main([str(clone), "--no-cache", "--no-color", "--select", "AL302,AL314,AL408"]) == 1
+    out = capsys.readouterr().out
+    assert "AL408" in out and "AL302" in out and "AL314" in out
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_an_ignore_file_that_links_to_a_fifo_does_not_block_the_run(tmp_path):
     repo = _repository(tmp_path)

@@ -12,7 +12,7 @@ import os
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from agent_lint.config import in_git_folder, over_limit
 from agent_lint.diagnostics import Diagnostic, Rule, Severity
@@ -412,8 +412,27 @@ class PathChecker:
             return value
         return without_note(value)
 
+    def settle(self, paths: Iterable[str]) -> None:
+        """Ask git once which of ``paths`` it ignores (a repository keeps its notes or
+        summaries on each machine): such a path is not judged, there or missing, so a
+        clone in CI and the work tree agree. Their :meth:`problem` is then ``ignored``."""
+        ignores = self.index.git_ignores
+        if ignores is None or not self.seen:
+            return  # no ignore rule; or a commit's tree (what it holds is committed)
+        unsure = {}
+        for path in paths:
+            if self.problem(path) in (None, "missing"):
+                normal = posixpath.normpath(path.replace("\\", "/"))
+                if normal not in self.seen:
+                    unsure[path] = normal
+        ignored = ignores.among(unsure.values())
+        for path, normal in unsure.items():
+            if normal in ignored:
+                self.cache[path] = "ignored"
+
     def problem(self, path: str) -> str | None:
-        """Why ``path`` (repository-relative) is unusable: absolute, outside, missing."""
+        """Why ``path`` (repository-relative) is unusable: absolute, outside, missing;
+        ``ignored`` when :meth:`settle` found that git ignores it."""
         if path in self.cache:
             return self.cache[path]
         found: str | None = None
@@ -628,6 +647,9 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
     fs.prefetch(
         full for _, candidates in items for c in candidates if (full := checker.full(c)) is not None
     )
+    checker.settle(
+        c for ref, candidates in items if not isinstance(ref, Diagnostic) for c in candidates
+    )
     for ref, candidates in items:
         if isinstance(ref, Diagnostic):
             yield ref
@@ -635,7 +657,7 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
         missing: list[tuple[str, Diagnostic]] = []  # of this value's brace alternatives
         for candidate in candidates:
             problem = checker.problem(candidate)
-            if problem is None:
+            if problem in (None, "ignored"):
                 continue
             shown = f"{ref.field} {quote(candidate)}"
             if candidate != ref.value:

@@ -268,6 +268,12 @@ def check_agreement(index: RepoIndex) -> Iterator[Diagnostic]:
         meta_lag,
     )
 
+    if index.git_ignores is not None:  # one git question for every state.json not there
+        index.git_ignores.among(
+            c.state_path or f"{c.folder}/handoffs/state.json"
+            for c in conversations.values()
+            if not c.state_exists
+        )
     for name in sorted(conversations):
         conversation = conversations[name]
         yield from _handoff_checksums(conversation)

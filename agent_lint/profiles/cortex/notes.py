@@ -210,6 +210,8 @@ def _link_finding(
         return None
     resolved, anchor = found
     problem = checker.problem(resolved)
+    if problem == "ignored":
+        return None  # kept out of git on purpose: a clone has no file there to judge
     if problem == "missing" and in_renamed_folder(checker, resolved):
         return None  # the folder's rename is its record's AL202
     if problem == "missing":
@@ -327,6 +329,12 @@ def check_notes(index: RepoIndex) -> Iterator[Diagnostic]:
         for link in facts.note.links
         if (target := _target(facts.path, link)) is not None
         and (full := checker.full(target[0])) is not None
+    )
+    checker.settle(
+        target[0]
+        for facts in index.notes
+        for link in facts.note.links
+        if (target := _target(facts.path, link)) is not None
     )
     for facts in index.notes:
         broken: dict[tuple[int, int], str] = {}

@@ -293,7 +293,10 @@ def _handoffs(
         yield from _beyond(handoff, turn)
         stem = file_name(handoff.path).removesuffix(".json")
         if stem not in conversation.notes:
-            yield _missing_note(index, handoff.path, handoff.note_ref, (f"{stem}.md",))
+            names = _note_names(handoff.path, False)
+            missing = _missing_note(index, handoff.path, handoff.note_ref, names)
+            if missing is not None:
+                yield missing
         if previous is not None and previous.clean:
             # A handoff with findings of its own (a wrong id, a schema error) judges no
             # other: two swapped files are their two AL202s, not a broken chain too.
@@ -355,12 +358,61 @@ def disputed_fields(faults: set[str]) -> set[str]:
     return {name for code in faults for name in _DISPUTED.get(code, ())}
 
 
-def _missing_note(index: RepoIndex, path: str, note_ref: Any, names: tuple[str, ...]) -> Diagnostic:
-    """AL408 for the handoff at ``path``, whose note (one of ``names`` beside it) is missing.
+class _IgnoredNotes:
+    """The missing handoff notes git ignores, asked of git once per run (one batch)."""
+
+    def __init__(self) -> None:
+        self.paths: set[str] | None = None
+
+
+def _note_names(path: str, timed: bool) -> tuple[str, ...]:
+    """The names a handoff's note may have beside it (``H-…-x.md``; a time-named
+    handoff's note may drop the ``H-``)."""
+    stem = file_name(path).removesuffix(".json")
+    if not timed:
+        return (f"{stem}.md",)
+    return tuple(dict.fromkeys((f"{stem.removeprefix('H-')}.md", f"{stem}.md")))
+
+
+def _ignored_note(index: RepoIndex, path: str, names: tuple[str, ...]) -> bool:
+    """Whether git ignores every note name of the handoff at ``path``: notes kept out of
+    git on purpose, which no clone has, are not missing (the work tree and CI agree)."""
+    ignores = index.git_ignores
+    if ignores is None:
+        return False
+    store = index.store(_IgnoredNotes)
+    if store.paths is None:
+        cortex = facts_of(index)
+        # Only the handoffs without a note: those are the questions this run will ask.
+        asked = [
+            posixpath.join(posixpath.dirname(h.path), note)
+            for conversation in cortex.conversations.values()
+            for h in conversation.handoffs
+            if file_name(h.path).removesuffix(".json") not in conversation.notes
+            for note in _note_names(h.path, False)
+        ]
+        asked += [
+            posixpath.join(posixpath.dirname(h.path), note)
+            for h in cortex.timed_handoffs
+            if not _note_of(index, h.path)
+            for note in _note_names(h.path, True)
+        ]
+        store.paths = ignores.among(asked)
+    folder = posixpath.dirname(path)
+    return all(posixpath.join(folder, note) in store.paths for note in names)
+
+
+def _missing_note(
+    index: RepoIndex, path: str, note_ref: Any, names: tuple[str, ...]
+) -> Diagnostic | None:
+    """AL408 for the handoff at ``path``, whose note (one of ``names`` beside it) is missing;
+    None when git ignores it (the repository keeps notes out of git).
 
     Where its ``artifacts.markdown_ref`` names that note, the finding is there: the
     path that does not exist is this fact too (its AL302 is covered).
     """
+    if _ignored_note(index, path, names):
+        return None
     folder, _, name = path.rpartition("/")
     if isinstance(note_ref, str):
         named = posixpath.normpath(index.in_repository(note_ref.split("#", 1)[0]))
@@ -822,9 +874,10 @@ def check_timed_handoffs(index: RepoIndex) -> Iterator[Diagnostic]:
     by_time: dict[tuple[str, str], list[str]] = defaultdict(list)
     for handoff in sorted(cortex.timed_handoffs, key=lambda h: h.path):
         if not _note_of(index, handoff.path):
-            stem = file_name(handoff.path).removesuffix(".json")
-            names = dict.fromkeys((f"{stem.removeprefix('H-')}.md", f"{stem}.md"))
-            yield _missing_note(index, handoff.path, handoff.note_ref, tuple(names))
+            names = _note_names(handoff.path, True)
+            missing = _missing_note(index, handoff.path, handoff.note_ref, names)
+            if missing is not None:
+                yield missing
         if (
             handoff.mission is not None
             and isinstance(handoff.mission_id, str)
