@@ -98,6 +98,18 @@ def test_sarif_uris_are_percent_encoded():
     assert unquote(sarif.uri(".agent/caf\u00e9\n.json")) == ".agent/caf\u00e9\n.json"
 
 
+def test_sarif_message_text_forges_no_embedded_link():
+    """``[text](target)`` in a message is an embedded link to SARIF viewers: one quoted
+    from the repository is escaped as the format defines; other brackets stay."""
+    assert sarif.message("handoffs[2].timestamp differs") == "handoffs[2].timestamp differs"
+    forged = 'link target "[Approve](https://evil.example)" does not exist'
+    assert (
+        sarif.message(forged) == 'link target "\\[Approve\\](https://evil.example)" does not exist'
+    )
+    # A backslash already before a bracket is doubled: it stays a literal backslash.
+    assert sarif.message("a \\[b](c)") == "a \\\\\\[b\\](c)"
+
+
 # --- End to end: a repository full of hostile names and values -------------------------
 
 NAMES = ["::error title=forged::pwned.json", "line\nbreak.json", "cr\rreturn.json",

@@ -49,7 +49,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int], path: str) -> dict[str, A
         "ruleId": d.code,
         "ruleIndex": rule_index[d.code],
         "level": _LEVELS[d.severity],
-        "message": {"text": d.message},
+        "message": {"text": escape.message(d.message)},
         "locations": [
             {
                 "physicalLocation": {
@@ -73,7 +73,7 @@ def _driver() -> dict[str, Any]:
 
 
 def _notification(text: str, level: str) -> dict[str, Any]:
-    return {"level": level, "message": {"text": text}}
+    return {"level": level, "message": {"text": escape.message(text)}}
 
 
 def as_dict(result: LintResult, workspace: Path | None = None) -> dict[str, Any]:
