@@ -368,6 +368,8 @@ def _write(text: str, target: Path | None) -> None:
         raise ReportNotWritten(f"cannot write the report to {target}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            if hasattr(os, "fchmod"):  # a report others read: the mode a new file gets
+                os.fchmod(handle.fileno(), _report_mode(target))
             handle.write(data)
         os.replace(tmp, target)
     except BaseException as exc:
@@ -376,6 +378,17 @@ def _write(text: str, target: Path | None) -> None:
         if isinstance(exc, OSError):
             raise ReportNotWritten(f"cannot write the report to {target}: {exc.strerror}") from None
         raise
+
+
+def _report_mode(target: Path) -> int:
+    """The mode of the report file: the one it has, else what the umask leaves of 0o666
+    (a temporary file is made 0o600; the report is not a secret)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _special(target: Path) -> bool:

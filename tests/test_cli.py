@@ -413,3 +413,32 @@ def test_a_job_summary_is_never_written_through_a_link_nor_to_a_folder(tmp_path,
     err = capsys.readouterr().err
     assert f"cannot write the summary to {folder}: it is a folder" in err
     assert "internal error" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "fchmod"), reason="file modes")
+def test_report_files_take_the_mode_the_umask_leaves(tmp_path, capsys):
+    """A report or baseline is read by others (an upload step, a container): 0o666 less the
+    umask, as any new file, not the 0o600 of its temporary; an existing one keeps its mode."""
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        report = tmp_path / "report.json"
+        assert (
+            main(
+                [str(VALID), "--no-cache", "--output-format", "json", "--output-file", str(report)]
+            )
+            == 0
+        )
+        assert stat.S_IMODE(report.stat().st_mode) == 0o644
+        report.chmod(0o640)
+        assert (
+            main(
+                [str(VALID), "--no-cache", "--output-format", "json", "--output-file", str(report)]
+            )
+            == 0
+        )
+        assert stat.S_IMODE(report.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
+    capsys.readouterr()
