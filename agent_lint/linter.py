@@ -425,13 +425,12 @@ def _lint_target(
     agent_prefix = Path(os.path.relpath(target.agent_dir, target.root)).as_posix()
     root_prefix = str(target.root).rstrip(os.sep) + os.sep
     limits = config.limits
+    foreign = ""  # the notice of a store of another design, said once the gate is done
     if not holds_state:
         name = agent_prefix if agent_prefix != "." else target.agent_dir.name
-        gate_ran = "; the append-only gate still ran" if base else ""
         where = f"in {name}/" if os.path.lexists(target.agent_dir) else f"here (no {name}/ folder)"
-        result.notices.append(
-            f"no {profile.title} agent state found {where}; nothing checked{gate_ran}"
-        )
+        foreign = f"no {profile.title} agent state found {where}; nothing checked"
+        result.notices.append(foreign)
         result.files_checked = 0
         found = []  # findings about files of another design are not ours to make
     for repo_check in repo_checks if holds_state else ():
@@ -449,6 +448,8 @@ def _lint_target(
         gate_config = outcome.config or config
         located = outcome.located
         merged = outcome.merged
+        if foreign and located is not None:  # it compared with a merge-base
+            result.notices[result.notices.index(foreign)] += "; the append-only gate still ran"
         index.history_edited.update(_edits_refused(outcome, config))
     roots = _roots(only)
     result.limits = roots

@@ -122,3 +122,19 @@ def test_a_linked_folder_named_like_a_record_folder_outside_a_store_is_no_state(
     os.symlink("../templates/agents", tmp_path / ".agent/agents")
     assert main([str(tmp_path), "--no-cache", "--no-color"]) == 1
     assert "AL707" in capsys.readouterr().out
+
+
+def test_no_store_and_no_base_found_does_not_say_the_gate_ran(tmp_path: Path, capsys):
+    """`--base auto` (the handoffs hook) in a repository with no store and no base branch:
+    one notice says the gate was skipped, none that it ran."""
+    from gitrepo import git
+
+    repo = tmp_path / "repo"
+    write_tree(repo, {"README.md": "# project\n"})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    assert main([str(repo), "--base", "auto", "--no-cache", "--output-format", "json"]) == 0
+    notices = json.loads(capsys.readouterr().out)["notices"]
+    assert not any("still ran" in notice for notice in notices), notices
+    assert any("the append-only gate (AL6xx) was skipped" in notice for notice in notices)
