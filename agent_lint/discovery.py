@@ -226,10 +226,12 @@ def find_target(
             f"{path}: profile {named_profile!r} does not fit: no {chosen[0].title} store found "
             f"here or in its parent folders (looked for {chosen[0].where()})"
         )
-    raise NoProfile(
-        Path(os.path.realpath(top)),
-        _nothing(f"{relative(str(start), str(top)) or '.'}/", outlines()),
-    )
+    if (top / ".git").exists():
+        shown = relative(str(start), str(top)) or "."  # from the repository's top
+    else:  # no repository above: as the command line named it, not from "/"
+        given = Path(path) if Path(path).is_dir() else Path(path).parent
+        shown = given.as_posix().rstrip("/") or "."
+    raise NoProfile(Path(os.path.realpath(top)), _nothing(f"{shown}/", outlines()))
 
 
 def _left_repository(start: Path) -> Path | None:

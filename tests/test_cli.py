@@ -82,6 +82,15 @@ def test_no_store_of_any_profile_is_one_notice(tmp_path, capsys):
     )
 
 
+def test_no_store_outside_a_repository_names_the_folder_as_given(tmp_path, capsys, monkeypatch):
+    """Outside any git repository the notice names the folder as the command line did,
+    not a path from the file system's root."""
+    (tmp_path / "a/b").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["a/b", "--no-cache"]) == 0
+    assert "no profile's markers match in a/b/; nothing checked" in capsys.readouterr().err
+
+
 def test_no_store_with_a_base_is_a_usage_error(tmp_path, capsys):
     # A change that deletes the whole store must not turn the append-only gate off.
     (tmp_path / ".git").mkdir()
