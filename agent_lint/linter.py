@@ -591,33 +591,47 @@ class _Passed:
     early_gate: workers.InChild[gitgate.Outcome | ConfigError] | None = None
 
 
-def _on_ci() -> bool:
-    """Whether the run is on a CI service (``CI`` or ``GITHUB_ACTIONS`` set, not false)."""
-    return any(
-        os.environ.get(name, "").strip().lower() not in ("", "0", "false")
-        for name in ("CI", "GITHUB_ACTIONS")
-    )
-
-
 def _configured_base(target: Target) -> str | None:
-    """The ``base`` setting, refused on CI when a file inside the repository holds it.
+    """The ``base`` setting, refused where the run may judge a change (a pull request on
+    CI, see :mod:`agent_lint.cienv`) and a file inside the checkout holds it.
 
     There the file is the change under review's own: it could name a commit of its own
-    (``base = "HEAD"``) and pass the append-only gate. Locally the change is the user's.
+    (``base = "HEAD"``) and pass the append-only gate. Locally, and on a push build, the
+    change is the user's.
     """
     config = target.config
-    if config.base is None or config.source is None or not _on_ci():
+    if config.base is None or config.source is None:
         return config.base
-    source, root = os.path.realpath(config.source), os.path.realpath(target.root)
-    if os.path.commonpath([source, root]) != root:
+    from agent_lint import cienv
+
+    why = cienv.judges_a_change()
+    if why is None:
+        return config.base
+    source, top = os.path.realpath(config.source), _checkout_top(target.root)
+    if os.path.commonpath([source, top]) != top:
         return config.base  # a configuration kept outside the checkout
-    shown = os.path.relpath(source, root).replace(os.sep, "/")
+    shown = os.path.relpath(source, top).replace(os.sep, "/")
     raise ConfigError(
-        f"`base` in {shown} is read from the change under review, which could name a commit "
-        "of its own and pass the append-only gate; on CI (CI or GITHUB_ACTIONS is set) name "
-        "the base on the command line, e.g. --base origin/main (the agent-lint Action "
-        "passes the pull request's base), or keep that configuration outside the checkout"
+        f"`base` in {shown} is read from the change under review, and this run may be "
+        f"{why}: the change could name a commit of its own and pass the append-only gate. "
+        "Name the base on the command line (--base origin/main; the agent-lint Action "
+        "passes the pull request's base, or its base-ref input), or keep that "
+        "configuration outside the checkout"
     )
+
+
+def _checkout_top(folder: Path) -> str:
+    """The top of the git checkout holding ``folder`` (the nearest folder with a ``.git``
+    at or above it), or ``folder`` itself outside any."""
+    real = os.path.realpath(folder)
+    here = real
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return real
+        here = parent
 
 
 def _roots(only: Sequence[Path]) -> list[Path]:

@@ -233,8 +233,7 @@ def test_not_a_git_repository(tmp_path, capsys):
 
 @pytest.mark.parametrize("flag", ["--base", "--staged"])
 def test_config_base(tmp_path, capsys, flag, monkeypatch):
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    _no_ci(monkeypatch)
     repo = make_repo(tmp_path)
     (repo / ".agent-lint.toml").write_text('base = "main"\n')
     edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
@@ -242,22 +241,43 @@ def test_config_base(tmp_path, capsys, flag, monkeypatch):
     assert [d["code"] for d in found] == ["AL601"]
 
 
-@pytest.mark.parametrize("variable", ["CI", "GITHUB_ACTIONS"])
-def test_on_ci_a_base_the_change_can_set_is_refused(tmp_path, capsys, monkeypatch, variable):
-    """On CI a `base` read from inside the checkout is the change's own: `base = "HEAD"`
-    would compare the change with itself. Refused, and the command line's --base or a
-    configuration kept outside the checkout still work."""
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    monkeypatch.setenv(variable, "true")
+def _no_ci(monkeypatch) -> None:
+    """An environment that shows no CI service (the tests' own CI may set some)."""
+    for name in list(os.environ):
+        if name in ("CI", "TEAMCITY_VERSION", "CODEBUILD_BUILD_ID", "DRONE", "JENKINS_URL",
+                    "TF_BUILD", "BUILDKITE", "CIRCLECI", "TRAVIS", "APPVEYOR", "GITLAB_CI",
+                    "BITBUCKET_BUILD_NUMBER") or name.startswith("GITHUB_"):  # fmt: skip
+            monkeypatch.delenv(name)
+
+
+PULL_REQUESTS = [
+    {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"},
+    {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request_target"},
+    {"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "12"},
+    {"TF_BUILD": "True", "BUILD_REASON": "PullRequest"},
+    {"JENKINS_URL": "https://ci.example/", "CHANGE_ID": "7"},
+    {"CI": "true"},  # a service whose runs cannot be told apart
+]
+
+
+@pytest.mark.parametrize("env", PULL_REQUESTS, ids=lambda env: "+".join(env))
+def test_on_a_pull_request_a_base_the_change_can_set_is_refused(tmp_path, capsys, monkeypatch, env):
+    """On a pull request a `base` read from inside the checkout is the change's own:
+    `base = "HEAD"` would compare the change with itself. Refused, also when the lint
+    path is a folder of the checkout; the command line's --base or a configuration kept
+    outside the checkout still work."""
+    _no_ci(monkeypatch)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     repo = make_repo(tmp_path)
     (repo / "ci").mkdir()
     (repo / "ci/agent-lint.toml").write_text('base = "HEAD"\n')
     (repo / ".agent-lint.toml").write_text('base = "HEAD"\n')
     edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
     commit_all(repo, "rewrite H-002 and compare with itself")
-    for extra in ([], ["--config", str(repo / "ci/agent-lint.toml")]):
-        assert main([str(repo), "--no-cache", *extra]) == 2
+    config = ["--config", str(repo / "ci/agent-lint.toml")]
+    for args in ([str(repo)], [str(repo), *config], [str(repo / ".agent/conversations"), *config]):
+        assert main([*args, "--no-cache"]) == 2, args
         err = capsys.readouterr().err
         assert "is read from the change under review" in err
         assert "--base origin/main" in err
@@ -267,9 +287,44 @@ def test_on_ci_a_base_the_change_can_set_is_refused(tmp_path, capsys, monkeypatc
     assert "AL601" in capsys.readouterr().out
     assert main([str(repo), "--no-cache", "--base", "main~1", "-q"]) == 1
     assert "AL601" in capsys.readouterr().out
-    monkeypatch.setenv(variable, "false")
-    main([str(repo), "--no-cache", "--select", "AL6"])  # locally the setting is the user's
-    assert "All checks passed" in capsys.readouterr().out
+
+
+def test_a_monorepo_store_does_not_make_the_checkout_s_configuration_trusted(
+    tmp_path, capsys, monkeypatch
+):
+    """`agent-lint services/pay --config ci/agent-lint.toml` on a pull request: the store's
+    folder is not the checkout; the configuration is inside the checkout all the same."""
+    _no_ci(monkeypatch)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    repo = tmp_path / "mono"
+    shutil.copytree(FIXTURES / "valid", repo / "services/pay")
+    (repo / "ci").mkdir()
+    (repo / "ci/agent-lint.toml").write_text('base = "HEAD"\n')
+    git(repo, "init", "-q", "-b", "main")
+    commit_all(repo, "a monorepo")
+    config = str(repo / "ci/agent-lint.toml")
+    assert main([str(repo / "services/pay"), "--no-cache", "--config", config]) == 2
+    assert "`base` in ci/agent-lint.toml is read from the change" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"}, {"GITLAB_CI": "true"},
+     {"JENKINS_URL": "https://ci.example/"}, {"CI": "false"}],
+    ids=["local", "github-push", "gitlab-branch", "jenkins-branch", "ci-false"],
+)  # fmt: skip
+def test_locally_and_on_a_push_build_the_base_setting_is_used(tmp_path, capsys, monkeypatch, env):
+    """A run that judges no change (the user's own, or a push build of a known service)
+    takes `base` from the checkout's configuration, as before."""
+    _no_ci(monkeypatch)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    repo = make_repo(tmp_path)
+    (repo / ".agent-lint.toml").write_text('base = "main"\n')
+    edit(repo / CONV / "handoffs/H-002.json", '"task_complete"', '"timeout"')
+    assert main([str(repo), "--no-cache", "--select", "AL6", "-q"]) == 1
+    assert "AL601" in capsys.readouterr().out
 
 
 # --- Git objects, not checkout bytes ------------------------------------------------

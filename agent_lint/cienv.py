@@ -1,0 +1,59 @@
+"""Which CI service a run is on, and whether it judges a pull request, from the environment.
+
+The environment is the CI service's, never the repository's: a change under review
+cannot set it. A service agent-lint does not know, or a service whose variables do not
+tell a pull request from a push, counts as judging one (fail closed).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+
+def _set(value: str | None) -> bool:
+    return value is not None and value.strip().lower() not in ("", "0", "false")
+
+
+def _named(value: str | None) -> bool:
+    return value is not None and value.strip() != ""
+
+
+#: Known services: the variable that names each, and how it tells a pull request (or
+#: merge request) run from a push, from its own variables.
+_SERVICES: tuple[tuple[str, str, Callable[[Mapping[str, str]], bool]], ...] = (
+    ("GitHub Actions", "GITHUB_ACTIONS",
+     lambda env: env.get("GITHUB_EVENT_NAME", "").startswith("pull_request")
+     or env.get("GITHUB_EVENT_NAME") == "merge_group"),
+    ("GitLab CI", "GITLAB_CI",
+     lambda env: _named(env.get("CI_MERGE_REQUEST_IID"))
+     or _named(env.get("CI_EXTERNAL_PULL_REQUEST_IID"))),
+    ("Azure Pipelines", "TF_BUILD",
+     lambda env: env.get("BUILD_REASON") == "PullRequest"
+     or _named(env.get("SYSTEM_PULLREQUEST_PULLREQUESTID"))),
+    ("Jenkins", "JENKINS_URL", lambda env: _named(env.get("CHANGE_ID"))),
+    ("Buildkite", "BUILDKITE", lambda env: _set(env.get("BUILDKITE_PULL_REQUEST"))),
+    ("CircleCI", "CIRCLECI",
+     lambda env: _named(env.get("CIRCLE_PULL_REQUEST")) or _named(env.get("CIRCLE_PR_NUMBER"))),
+    ("Travis CI", "TRAVIS", lambda env: _set(env.get("TRAVIS_PULL_REQUEST"))),
+    ("Bitbucket Pipelines", "BITBUCKET_BUILD_NUMBER",
+     lambda env: _named(env.get("BITBUCKET_PR_ID"))),
+    ("AppVeyor", "APPVEYOR", lambda env: _named(env.get("APPVEYOR_PULL_REQUEST_NUMBER"))),
+)  # fmt: skip
+
+#: Variables that show a CI service whose runs agent-lint cannot tell apart.
+_OTHER_SERVICES = ("CI", "TEAMCITY_VERSION", "CODEBUILD_BUILD_ID", "DRONE")
+
+
+def judges_a_change(env: Mapping[str, str] | None = None) -> str | None:
+    """Why the run may be judging a change it cannot trust (a pull request on a CI
+    service, or a CI service whose runs cannot be told apart), or None (a local run, or
+    a known service's push build)."""
+    env = os.environ if env is None else env
+    for name, variable, pull_request in _SERVICES:
+        if _set(env.get(variable)):
+            return f"a pull request on {name}" if pull_request(env) else None
+    for variable in _OTHER_SERVICES:
+        if _set(env.get(variable)):
+            return f"a CI run ({variable} is set) that may judge a pull request"
+    return None
