@@ -21,7 +21,7 @@ from conftest import codes
 from gitrepo import CONV, ENV, add_conversation_handoff, commit_all, edit, git, make_repo
 from records import conversation
 
-from agent_lint import gitplumbing
+from agent_lint import gitgate, gitplumbing
 from agent_lint.baseline import fingerprint
 from agent_lint.cli import main
 from agent_lint.gitgate import snapshots
@@ -687,3 +687,23 @@ def test_a_handoff_merged_in_any_of_several_merge_bases_is_protected(tmp_path, c
     assert found(report) == [("AL601", ".agent/conversations/C-newconv/handoffs/H-001.json")]
     assert code == 1
     assert any("have 2 merge-bases (criss-cross merges)" in n for n in report["notices"])
+
+
+def test_a_change_with_more_merge_bases_than_the_gate_compares_is_refused(
+    tmp_path, capsys, monkeypatch
+):
+    """Each merge-base costs a full comparison: past the cap the run is refused (exit 2),
+    never judged against only some of them."""
+    monkeypatch.setattr(gitgate, "MAX_MERGE_BASES", 1)
+    repo = make_repo(tmp_path)
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "b.txt").write_text("b\n")
+    feature = commit_all(repo, "B")
+    git(repo, "checkout", "-q", "main")
+    (repo / "a.txt").write_text("a\n")
+    older = commit_all(repo, "A", date="2026-11-06T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-edit", "feature", "-m", "T")
+    git(repo, "checkout", "-q", "-b", "pr", feature)
+    git(repo, "merge", "-q", "--no-edit", older, "-m", "P")
+    assert main([str(repo), "--base", "main", "--no-cache"]) == 2
+    assert "have 2 merge-bases (criss-cross merges)" in capsys.readouterr().err

@@ -121,6 +121,12 @@ class Located:
     other_bases: tuple[str, ...] = ()
 
 
+#: The most merge-bases the gate compares a change with, each in full: ordinary criss-cross
+#: histories have two or three; a change that merges many old tips of the base on purpose
+#: would make the run as many times longer.
+MAX_MERGE_BASES = 16
+
+
 def locate(target: Target, spec: str) -> Located | list[str]:
     """The merge-base of HEAD and the base ``spec`` (``auto`` allowed), or why there is none.
 
@@ -161,6 +167,12 @@ def _locate(target: Target, spec: str) -> Located | list[str]:
             merge_base = base  # a parent of a commit of the change: HEAD contains the base
         elif graph:
             bases = repo.merge_bases(head, base)
+            if len(bases) > MAX_MERGE_BASES:
+                raise ConfigError(
+                    f"HEAD and --base {base_name!r} have {len(bases)} merge-bases (criss-cross "
+                    f"merges); the append-only gate compares with each, and at most "
+                    f"{MAX_MERGE_BASES}: merge {base_name} into the change, or rebase it"
+                )
             merge_base, others = (bases[0] if bases else None), bases[1:]
             _check_not_cut_off(repo, (head, base), bases, base_name)
     if merge_base is None:
