@@ -67,15 +67,24 @@ class GitIgnores:
     def __init__(self, top: Path, root: Path) -> None:
         self.top, self.root = top, Path(os.path.realpath(root))
         self.answers: dict[str, bool] = {}
+        self._folders: dict[str, bool] = {}  # folder: neither a link nor a nested repository
 
     def __call__(self, path: str) -> bool:
         """Whether git ignores ``path`` (relative to the root) when it is not tracked."""
         return path in self.among([path])
 
     def among(self, paths: Iterable[str]) -> set[str]:
-        """Which of ``paths`` (relative to the root) git ignores when they are not tracked."""
+        """Which of ``paths`` (relative to the root) git ignores when they are not tracked.
+
+        A path beyond a symbolic link or inside a nested repository (a submodule) is not
+        git's to answer for (``check-ignore`` refuses the whole batch): it is not ignored.
+        A batch git could not answer is not remembered, and its paths count as not ignored.
+        """
         paths = list(paths)
         asked = [path for path in dict.fromkeys(paths) if path not in self.answers]
+        for path in [p for p in asked if not self._askable(p)]:
+            self.answers[path] = False
+            asked.remove(path)
         if asked:
             from agent_lint.gitplumbing import GitError, ignored_among
 
@@ -86,10 +95,29 @@ class GitIgnores:
             try:
                 ignored = {inside[name] for name in ignored_among(self.top, list(inside))}
             except (GitError, KeyError):
-                ignored = set()
+                return {path for path in paths if self.answers.get(path)}
             for path in asked:
                 self.answers[path] = path in ignored
         return {path for path in paths if self.answers.get(path)}
+
+    def _askable(self, path: str) -> bool:
+        """Whether no folder on the way to ``path`` below the work tree's top is a link or
+        holds a ``.git`` (a submodule, a nested repository), nor leaves the top."""
+        full = os.path.normpath(self.root / path)
+        top = str(self.top)
+        if os.path.commonpath([full, top]) != top:
+            return False
+        folder = os.path.dirname(full)
+        while folder != top and len(folder) > len(top):
+            known = self._folders.get(folder)
+            if known is None:
+                known = self._folders[folder] = not os.path.islink(folder) and not (
+                    os.path.lexists(os.path.join(folder, ".git"))
+                )
+            if not known:
+                return False
+            folder = os.path.dirname(folder)
+        return True
 
 
 def tracked_only(

@@ -511,6 +511,8 @@ class RepoIndex:
     history_edited: set[str] = field(default_factory=set)
     #: Whether git's ignore rules exclude a path of the root (None: no rule applies).
     git_ignores: GitIgnores | None = field(default=None, repr=False)
+    #: Files records or notes name that git ignores, left unjudged (a notice counts them).
+    ignored_targets: set[str] = field(default_factory=set, repr=False)
 
     def in_repository(self, path: str) -> str:
         """``path``, a path a record names, as this repository holds it.

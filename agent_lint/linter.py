@@ -435,6 +435,8 @@ def _lint_target(
         found = []  # findings about files of another design are not ours to make
     for repo_check in repo_checks if holds_state else ():
         found.extend(repo_check.run(index))
+    if index.ignored_targets:
+        result.notices.append(_ignored_notice(index.ignored_targets))
     gate_config = config
     located: gitgate.Located | None = None
     merged: dict[str, bytes | None] = {}
@@ -617,6 +619,18 @@ def _configured_base(target: Target) -> str | None:
         "Name the base on the command line (--base origin/main; the agent-lint Action "
         "passes the pull request's base, or its base-ref input), or keep that "
         "configuration outside the checkout"
+    )
+
+
+def _ignored_notice(paths: set[str]) -> str:
+    """The notice naming the files records or notes name that git ignores (not judged)."""
+    listed = sorted(paths)
+    shown = ", ".join(listed[:3]) + (f" and {len(listed) - 3} more" if len(listed) > 3 else "")
+    files = "file" if len(listed) == 1 else "files"
+    return (
+        f"{len(listed)} {files} that records or notes name and git ignores "
+        f"(.gitignore) {'was' if len(listed) == 1 else 'were'} not judged, there or "
+        f"missing, as a clone has none of them: {shown}"
     )
 
 

@@ -114,11 +114,30 @@ def test_notes_and_summaries_kept_out_of_git_are_judged_alike_here_and_in_a_clon
     assert not (clone / ".agent/conversations/C-onboarding/summary.md").exists()
     for checkout in (repo, clone):
         assert main([str(checkout), "--no-cache", "--no-color"]) == 0, checkout
-        assert "All checks passed" in capsys.readouterr().out
+        out, err = capsys.readouterr()
+        assert "All checks passed" in out
+        # Named, never skipped silently: a change's own rule cannot hide them unseen.
+        assert "git ignores (.gitignore) were not judged" in err
+        assert ".agent/conversations/C-onboarding/summary.md" in err
     (clone / ".gitignore").write_text("")
     assert main([str(clone), "--no-cache", "--no-color", "--select", "AL302,AL314,AL408"]) == 1
     out = capsys.readouterr().out
     assert "AL408" in out and "AL302" in out and "AL314" in out
+
+
+def test_a_path_beyond_a_link_does_not_stop_git_answering_for_the_others(tmp_path, capsys):
+    """git refuses a whole check-ignore batch over one path beyond a symbolic link: such a
+    path is asked alone as never ignored, and the ignored summaries stay unjudged."""
+    repo = tmp_path / "work"
+    shutil.copytree(FIXTURES / "valid", repo)
+    (repo / ".gitignore").write_text(".agent/conversations/*/summary.md\n")
+    for summary in repo.glob(".agent/conversations/*/summary.md"):
+        summary.unlink()
+    (repo / "docs").rename(repo / "documentation")
+    os.symlink("documentation", repo / "docs")
+    git(repo, "init", "-q", "-b", "main")
+    assert main([str(repo), "--no-cache", "--no-color"]) == 0
+    assert "All checks passed" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -657,6 +657,8 @@ def check_paths(index: RepoIndex) -> Iterator[Diagnostic]:
         missing: list[tuple[str, Diagnostic]] = []  # of this value's brace alternatives
         for candidate in candidates:
             problem = checker.problem(candidate)
+            if problem == "ignored":
+                index.ignored_targets.add(posixpath.normpath(candidate))
             if problem in (None, "ignored"):
                 continue
             shown = f"{ref.field} {quote(candidate)}"

@@ -211,6 +211,7 @@ def _link_finding(
     resolved, anchor = found
     problem = checker.problem(resolved)
     if problem == "ignored":
+        checker.index.ignored_targets.add(resolved)
         return None  # kept out of git on purpose: a clone has no file there to judge
     if problem == "missing" and in_renamed_folder(checker, resolved):
         return None  # the folder's rename is its record's AL202

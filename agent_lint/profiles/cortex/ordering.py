@@ -399,7 +399,11 @@ def _ignored_note(index: RepoIndex, path: str, names: tuple[str, ...]) -> bool:
         ]
         store.paths = ignores.among(asked)
     folder = posixpath.dirname(path)
-    return all(posixpath.join(folder, note) in store.paths for note in names)
+    notes = [posixpath.join(folder, note) for note in names]
+    if not all(note in store.paths for note in notes):
+        return False
+    index.ignored_targets.update(notes)
+    return True
 
 
 def _missing_note(
