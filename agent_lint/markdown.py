@@ -27,7 +27,8 @@ _ANGLE = re.compile(">")
 _DOUBLE = re.compile('"')
 _SINGLE = re.compile("'")
 _CLOSERS = {">": _ANGLE, '"': _DOUBLE, "'": _SINGLE}
-_LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|[0-9]{1,9}[.)])(?: {1,4}|$)")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+_COMMENT_BLOCK = re.compile(r" {0,3}<!--")
 _ESCAPE = re.compile(r"\\\\|\\[\[\]]")
 
 # Every scanner here is linear in the length of a line by construction: no
@@ -138,9 +139,10 @@ def _blank_escapes(line: str) -> str:
 
 
 class _Blocks:
-    """Which lines of a note are prose, line by line: HTML comments (across lines too) are
-    blanked, and indented code blocks (four columns past the text they would continue,
-    after a blank line) are skipped, as in CommonMark. Fenced code is the scan's own."""
+    """Which lines of a note are prose, line by line, as in CommonMark: an HTML block a
+    comment opens is skipped, comments inside a line blanked, and indented code blocks
+    (four columns past the list item or text they would continue, after a blank line)
+    skipped. Fenced code is the scan's own."""
 
     def __init__(self) -> None:
         self.comment = False  # inside an HTML comment left open on an earlier line
@@ -153,20 +155,23 @@ class _Blocks:
         self.after_blank = True
 
     def prose(self, line: str) -> str | None:
-        """``line`` with the end of a comment an earlier line opened blanked, or None when
-        no part of it is prose (code, or inside that comment)."""
+        """``line``, or None when no part of it is prose: indented code, or an HTML block a
+        comment opens at the start of a line (to the end of the line holding ``-->``,
+        that line included, as CommonMark ends it)."""
         if self.comment:
-            close = line.find("-->")
-            if close < 0:
-                return None
-            self.comment = False
-            return " " * (close + 3) + line[close + 3 :]
-        return None if self._is_code(line) else line
+            self.comment = "-->" not in line
+            return None
+        if self._is_code(line):
+            return None
+        if _COMMENT_BLOCK.match(line):
+            self.comment = "-->" not in line[line.index("<!--") + 2 :]
+            return None
+        return line
 
     def inline(self, line: str) -> str:
         """``line`` (its code spans blanked) with comments and escaped brackets blanked."""
         if "<!--" in line:
-            line = self._blank_comments(line)
+            line = _blank_comments(line)
         if "\\" in line:
             line = _blank_escapes(line)
         return line
@@ -177,26 +182,26 @@ class _Blocks:
         self.code = indent >= needed and (self.after_blank or self.code)
         if not self.code:
             item = _LIST_ITEM.match(line)
-            if item is not None:
-                self.item_content = item.end()
+            if item is not None:  # nested at any depth: its content column counts
+                self.item_content = len(line[: item.end()].expandtabs(4))
             elif indent == 0 and self.after_blank:
                 self.item_content = None
         self.after_blank = False
         return self.code
 
-    def _blank_comments(self, line: str) -> str:
-        pieces, start = [], 0
-        while (opened := line.find("<!--", start)) >= 0:
-            close = line.find("-->", opened + 4)
-            pieces.append(line[start:opened])
-            if close < 0:
-                self.comment = True
-                pieces.append(" " * (len(line) - opened))
-                return "".join(pieces)
-            pieces.append(" " * (close + 3 - opened))
-            start = close + 3
-        pieces.append(line[start:])
-        return "".join(pieces)
+
+def _blank_comments(line: str) -> str:
+    """Blank the comments ``<!-- … -->`` inside a line; one left open on it is text (an
+    inline comment does not run on past its line here; ``<!-->`` is a whole one)."""
+    pieces, start = [], 0
+    while (opened := line.find("<!--", start)) >= 0:
+        close = line.find("-->", opened + 2)
+        if close < 0:
+            break
+        pieces.extend((line[start:opened], " " * (close + 3 - opened)))
+        start = close + 3
+    pieces.append(line[start:])
+    return "".join(pieces)
 
 
 class _Next:

@@ -90,22 +90,30 @@ def test_repeated_link_is_one_finding(lint_tree):
 
 
 def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
-    """HTML comments (a template's commented-out example), indented code blocks and
-    escaped brackets are no links and no ids; a list item's indented paragraph, a lazy
-    continuation line and the text after a comment closes still are."""
+    """As CommonMark renders it: an HTML block a comment opens at a line's start (to the
+    line holding ``-->``, that line included: a template's commented-out example),
+    indented code blocks and escaped brackets hold no links and no ids. A comment inside
+    a line hides only itself, one left open there is text, and a list item's indented
+    paragraph, at any depth, and a lazy continuation line are prose."""
     note = (
         "<!-- Example: - [Reply in Chinese](user/reply-zh.md) -->\n"
-        "<!-- D-997 is\n  [future](later.md)\n--> but [gone](gone.md) is not\n"
+        "<!-- D-997 is\n  [future](later.md)\n--> and [in the block](block.md)\n"
         "\n    [label](relative/path.md) and D-998\n\n"
         "Literal: \\[not a link](nowhere.md)\n"
-        "- item\n\n    [in the item](item.md)\n"
+        "- item\n\n    [in the item](item.md)\n\n"
+        "    - nested\n\n        [nested](nested.md)\n\n"
         "text\n    [lazy](lazy.md)\n"
+        "Say <!-- hidden --> [after](after.md) and <!-- open [open](open.md)\n"
     )
     found = lint_tree({**_repo(), "missions/M-003/notes.md": note}).diagnostics
-    links = [
-        (d.line, d.column, d.message.split('"')[1]) for d in found if d.path.endswith("notes.md")
+    links = [(d.line, d.message.split('"')[1]) for d in found if d.path.endswith("notes.md")]
+    assert links == [
+        (11, "item.md"),
+        (15, "nested.md"),
+        (18, "lazy.md"),
+        (19, "after.md"),
+        (19, "open.md"),
     ]
-    assert links == [(4, 16, "gone.md"), (11, 19, "item.md"), (13, 12, "lazy.md")]
 
 
 def test_index_missing_a_field_in_many_entries_is_one_finding(lint_tree):
