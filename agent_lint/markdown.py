@@ -193,7 +193,8 @@ class _Blocks:
 def _blank_comments(line: str) -> str:
     """Blank the comments ``<!-- … -->`` inside a line; one left open on it is text (an
     inline comment does not run on past its line here; ``<!-->`` is a whole one)."""
-    pieces, start = [], 0
+    pieces: list[str] = []
+    start = 0
     while (opened := line.find("<!--", start)) >= 0:
         close = line.find("-->", opened + 2)
         if close < 0:
