@@ -218,7 +218,7 @@ def test_a_shallow_merge_base_that_may_not_be_the_best_is_refused(tmp_path, caps
     git(clone, "checkout", "-q", "--detach", head)
     assert main([str(clone), "--base", "origin/main", "--select", "AL6"]) == 2
     err = capsys.readouterr().err
-    assert "in this shallow clone, but history past its boundary may hold a later" in err
+    assert "in this shallow clone, but HEAD's history stops at the shallow boundary" in err
     git(clone, "fetch", "-q", "--unshallow")
     assert main([str(clone), "--base", main_tip, "--select", "AL6", "-q"]) == 1
     assert "AL601" in capsys.readouterr().out

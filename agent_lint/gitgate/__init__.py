@@ -201,13 +201,18 @@ def _check_not_cut_off(
     lies at the boundary (a change can be built so that the first one met is old).
     """
     shallow = repo.shallow_commits()
-    if not shallow or not bases or not shallow & repo.only_in(tips, bases):
+    if not shallow or not bases:
+        return
+    cut = [side for side, tip in zip(("HEAD's", f"{base_name}'s"), tips, strict=True)
+           if shallow & repo.only_in([tip], bases)]  # fmt: skip
+    if not cut:
         return
     raise ConfigError(
         f"HEAD and --base {base_name!r} meet at {bases[0][:12]} in this shallow clone, but "
-        "history past its boundary may hold a later common commit, so the merge-base is "
-        "not known. Fetch more history (`git fetch --deepen=100`, or `git fetch "
-        "--unshallow`), or on GitHub Actions let the agent-lint action fetch it."
+        f"{' and '.join(cut)} history stops at the shallow boundary past it, where a later "
+        "common commit may be, so the merge-base is not known. Fetch the whole history "
+        "(`git fetch --unshallow`, or `fetch-depth: 0` with actions/checkout), or on "
+        "GitHub Actions let the agent-lint action fetch what it needs."
     )
 
 
