@@ -110,7 +110,10 @@ def test_turn_number_matches_file(lint_tree):
     )
     [d] = [d for d in result.diagnostics if d.code != "AL206"]
     assert (d.code, d.line, d.column) == ("AL202", 1, 7)
-    assert d.message == "turn 3 does not match its file name 0002.yaml (expected turn: 2)"
+    assert d.message == (
+        "turn 3 does not match its file name 0002.yaml "
+        "(expected turn: 2; or, if this is turn 3, rename the file to 0003.yaml)"
+    )
 
 
 def test_turn_file_name(lint_tree):

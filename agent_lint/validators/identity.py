@@ -109,11 +109,16 @@ def _check_numbered(ctx: FileContext) -> Iterator[Diagnostic]:
         return
     value = ctx.data.get(kind.id_field)
     if isinstance(value, INTEGER) and not isinstance(value, bool) and value != number:
-        file_name = PurePosixPath(ctx.path).name
+        name = PurePosixPath(ctx.path)
+        # Which of the two is wrong the file alone cannot tell: a file renamed out of its
+        # place (a gap where it belongs) or a turn number copied with the file.
+        small = 0 <= value < 10**20  # a number a file name can carry
+        renamed = f"{str(int(value)).zfill(len(stem))}{name.suffix}" if small else None
+        rename = f"; or, if this is {kind.id_field} {value}, rename the file to {renamed}"
         yield ID_NAME_MISMATCH.at(
             ctx.path,
-            f"{kind.id_field} {quote(value)} does not match its file name {file_name} "
-            f"(expected {kind.id_field}: {number})",
+            f"{kind.id_field} {quote(value)} does not match its file name {name.name} "
+            f"(expected {kind.id_field}: {number}{rename if renamed else ''})",
             pointer=f"/{kind.id_field}",
         )
 
