@@ -161,11 +161,12 @@ def locate_json(text: str) -> Locations:
         j = ws(i + 1)
         if text.startswith("}", j):
             return j + 1
+        comma = j  # where the last comma was: a trailing one is reported there
         while True:
             m = _STRING.match(text, j)
             if not m:
                 if text.startswith("}", j):
-                    raise fail("trailing comma before '}'", j)
+                    raise fail("trailing comma before '}'", comma)
                 raise fail("expected a string key in double quotes", j)
             key = json.loads(m.group())
             member = pointer + "/" + escape_token(key)
@@ -178,7 +179,7 @@ def locate_json(text: str) -> Locations:
                 raise fail("expected ':' after key", j)
             j = ws(value(j + 1, member, depth))
             if text.startswith(",", j):
-                j = ws(j + 1)
+                comma, j = j, ws(j + 1)
                 continue
             if text.startswith("}", j):
                 return j + 1
@@ -193,9 +194,9 @@ def locate_json(text: str) -> Locations:
             j = ws(value(j, f"{pointer}/{index}", depth))
             index += 1
             if text.startswith(",", j):
-                j = ws(j + 1)
+                comma, j = j, ws(j + 1)
                 if text.startswith("]", j):
-                    raise fail("trailing comma before ']'", j)
+                    raise fail("trailing comma before ']'", comma)
                 continue
             if text.startswith("]", j):
                 return j + 1

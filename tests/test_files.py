@@ -13,7 +13,7 @@ from records import decision
 def test_invalid_json_reports_position(lint_tree):
     result = lint_tree({"decisions/D-001.json": '{\n  "decision_id": "D-001",\n}\n'})
     [d] = result.diagnostics
-    assert (d.code, d.line, d.column) == ("AL001", 3, 1)
+    assert (d.code, d.line, d.column) == ("AL001", 2, 25)  # at the comma to remove
     assert "trailing comma before '}'" in d.message
 
 
@@ -28,6 +28,7 @@ def test_trailing_comma_in_array(lint_tree):
     result = lint_tree({"decisions/D-001.json": '{"options": [1, 2, ]}'})
     [d] = result.diagnostics
     assert d.code == "AL001" and "trailing comma before ']'" in d.message
+    assert (d.line, d.column) == (1, 18)
 
 
 def test_invalid_yaml(lint_tree):
