@@ -114,6 +114,13 @@ def test_turn_number_matches_file(lint_tree):
         "turn 3 does not match its file name 0002.yaml "
         "(expected turn: 2; or, if this is turn 3, rename the file to 0003.yaml)"
     )
+    # Where a file of that name exists, renaming would overwrite it: only the turn is said.
+    taken = lint_tree({
+        "conversations/C-1/turns/0001.yaml": "turn: 1\n",
+        "conversations/C-1/turns/0002.yaml": "turn: 1\n",
+    })  # fmt: skip
+    [d] = [d for d in taken.diagnostics if d.code == "AL202"]
+    assert d.message == "turn 1 does not match its file name 0002.yaml (expected turn: 2)"
 
 
 def test_turn_file_name(lint_tree):

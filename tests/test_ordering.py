@@ -142,8 +142,11 @@ def test_a_missing_note_its_handoff_names_is_one_finding_at_that_name(lint_tree)
     result = lint_tree({f"handoffs/{name}.json": record})
     found = sorted((d.code, d.pointer, d.message) for d in result.diagnostics)
     assert found == [
-        ("AL102", "/stray", 'unknown field "stray"; see the project handoff schema for the '
-                            "allowed fields"),
+        ("AL102", "/stray", 'unknown field "stray"; allowed fields: schema_version, '
+                            "handoff_id, mode, from, to, task_id, mission_id, task_progress, "
+                            "artifacts, next_action, constraints, verification, "
+                            "graphify_context, shared_context_ref, context_budget_hint, "
+                            "produced_at"),
         ("AL408", "/artifacts/markdown_ref", f"{name}.json has no note {name}.md beside it "
                                              "(artifacts.markdown_ref names it)"),
     ]  # fmt: skip

@@ -115,11 +115,14 @@ def _check_numbered(ctx: FileContext) -> Iterator[Diagnostic]:
         small = 0 <= value < 10**20  # a number a file name can carry
         renamed = f"{str(int(value)).zfill(len(stem))}{name.suffix}" if small else None
         rename = f"; or, if this is {kind.id_field} {value}, rename the file to {renamed}"
+        # Keyed by the name it would take: a repo-wide step drops the advice where a file
+        # of that name exists (rename_targets_taken), and the fingerprint stays the same.
         yield ID_NAME_MISMATCH.at(
             ctx.path,
             f"{kind.id_field} {quote(value)} does not match its file name {name.name} "
             f"(expected {kind.id_field}: {number}{rename if renamed else ''})",
             pointer=f"/{kind.id_field}",
+            key=str(name.with_name(renamed)) if renamed else "",
         )
 
 
@@ -450,6 +453,9 @@ def _carried_id(profile: Profile, relpath: str, data: object) -> tuple[Kind, str
     return None
 
 
+_RENAME_ADVICE = re.compile(r"; or, if this is [^;()]*, rename the file to [^;()]*(?=\)$)")
+
+
 def rename_targets_taken(findings: list[Diagnostic], index: RepoIndex) -> list[Diagnostic]:
     """AL205's advice to rename a file to a name another file already has, said as the
     clash it is: renaming would overwrite that record (a repo-wide view of the
@@ -457,7 +463,11 @@ def rename_targets_taken(findings: list[Diagnostic], index: RepoIndex) -> list[D
     prefix = f"{index.agent_prefix}/" if index.agent_prefix else ""
     kept = []
     for finding in findings:
-        if finding.code == UNCLASSIFIED_FILE.code and finding.key:
+        if finding.code == ID_NAME_MISMATCH.code and finding.key in index.walked:
+            # A numbered file's other fix, renaming it, would overwrite a file there.
+            message = _RENAME_ADVICE.sub("", finding.message)
+            finding = finding._replace(message=message)
+        elif finding.code == UNCLASSIFIED_FILE.code and finding.key:
             target = prefix + finding.key
             advice = f": rename it to {prefix}{clip(finding.key)}"
             taken = target != finding.path and target in index.walked

@@ -197,10 +197,9 @@ def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         if close:
             hint = f'; did you mean "{close}"?'
-        elif len(allowed) <= 8:
-            hint = "; allowed fields: " + ", ".join(allowed)
-        else:
-            hint = f"; see the {ctx.kind.title} schema for the allowed fields"
+        else:  # the schema is inside the package: the message names what it allows
+            more = f" and {len(allowed) - 30} more" if len(allowed) > 30 else ""
+            hint = "; allowed fields: " + ", ".join(allowed[:30]) + more
         yield UNKNOWN_FIELD.at(
             ctx.path,
             f"unknown field {quote(key)}{where}{hint}",
