@@ -381,7 +381,7 @@ def test_crlf_written_where_git_converts_nothing_is_a_modification(tmp_path, cap
     assert "it was modified in its line endings only" in found[0]["message"]
     handoff.write_bytes(handoff.read_bytes().replace(b'"task_complete"', b'"timeout"'))
     _, found = run(repo, capsys, "--base", "main")
-    assert "it was modified (write a new" in found[0]["message"]
+    assert "it was modified: restore it (git checkout main -- " in found[0]["message"]
 
 
 # --- Every index format and file name ----------------------------------------------

@@ -121,7 +121,7 @@ def test_an_append_only_declared_kind_is_protected_by_the_gate(tmp_path, capsys)
         ("AL602", "RV-002.json"),
     ]
     [modified] = [m for c, _, m in found if c == "AL601"]
-    assert modified.endswith("it was modified (write a new review instead)")  # not "handoff"
+    assert modified.endswith("and write a new review instead")  # not "handoff"
 
 
 def test_a_change_cannot_lift_the_history_its_base_declares(tmp_path, capsys):

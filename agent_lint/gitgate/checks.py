@@ -573,8 +573,7 @@ def _protected(
             f"{name} was merged in {c.merged_in(path)} and is {kind.history.value}; the "
             "index (what the change's commit records) holds other bytes, though the work "
             "tree matches the merged file after git's conversions: restore the merged "
-            f"file and stage it (git checkout {shlex.quote(c.base_name)} -- "
-            f"{shlex.quote(path)})",
+            f"file and stage it ({_restore(c, path)})",
             line=1,
             column=1,
         )
@@ -624,12 +623,13 @@ def _protected(
         return GateProblem(
             GateIssue.DELETED,
             shown,
-            f"{name} was merged in {c.merged_in(path)} and is append-only; it was deleted",
+            f"{name} was merged in {c.merged_in(path)} and is append-only; it was deleted: "
+            f"restore it ({_restore(c, path)})",
             line=1,
             column=1,
         )
     merged, changed = c.base.content(path), c.change.content(path)
-    how = f"modified (write a new {kind.title} instead)"
+    how = f"modified: restore it ({_restore(c, path)}) and write a new {kind.title} instead"
     if merged is not None and changed is not None and _same_but_line_ends(merged, changed):
         how = (
             "modified in its line endings only (CRLF where the merged file has LF, or the "
@@ -643,6 +643,11 @@ def _protected(
         line=_first_difference(merged, changed),
         column=1,
     )
+
+
+def _restore(c: Comparison, path: str) -> str:
+    """The command that puts the merged ``path`` back, quoted for a shell."""
+    return f"git checkout {shlex.quote(c.base_name)} -- {shlex.quote(path)}"
 
 
 def _same_but_line_ends(merged: bytes, changed: bytes) -> bool:
