@@ -489,6 +489,25 @@ class RecordHistory:
             return Standing.UNKNOWN
         return AddedIn(added[1], session.tree(added[0]))
 
+    def edited(self, record: str) -> bool:
+        """Whether the reference commit (HEAD without a base) holds ``record`` with other
+        content than the work tree: an edit since it was committed, which may be a merged
+        record's. False without git, or where the commit does not hold it."""
+        try:
+            if not self._prepare() or self.reference is None or self._merged_everything:
+                return False
+            session = self.session
+            assert session is not None
+            git = session.git_path(record)
+            if git is None:
+                return False
+            entry = session.tree(self.reference).entry(git)
+            if entry is None or entry.mode not in REGULAR_MODES:
+                return False
+            return not self._unchanged(session, self.reference, git)
+        except (GitError, ConfigError, OSError):
+            return False
+
     def _unchanged(self, session: GitSession, reference: str, git: str) -> bool:
         """Whether the work tree's record is the reference commit's (same blob)."""
         tree = session.tree(reference)

@@ -350,6 +350,14 @@ class _WorkTreeHistory:
             self._history = RecordHistory(self._target, self._base)
         return self._history.origin(record)
 
+    def edited(self, record: str) -> bool:
+        """Whether ``record`` differs from its last commit (see :meth:`RecordHistory.edited`)."""
+        if self._history is None:
+            from agent_lint.gittree import RecordHistory
+
+            self._history = RecordHistory(self._target, self._base)
+        return self._history.edited(record)
+
     def close(self) -> None:
         """End the git process the history started, if it started one."""
         if self._history is not None:

@@ -784,3 +784,25 @@ def test_the_first_changed_line_is_a_line_of_the_file(old, new, line):
     from agent_lint.gitgate.checks import _first_difference
 
     assert _first_difference(old, new) == line
+
+
+def test_a_mirror_of_a_handoff_edited_since_its_commit_says_how_to_restore_it(
+    tmp_path, capsys, monkeypatch
+):
+    """No --base (the plain hook): a committed handoff edited in the work tree makes its
+    meta.json mirror disagree. The edit may be the mistake (a merged handoff): the
+    finding says how to restore it, not only how to copy the edit into the mirror."""
+    _no_ci(monkeypatch)
+    repo = make_repo(tmp_path)
+    edit(repo / CONV / "handoffs/H-001.json", '"user_switched_tool"', '"timeout"')
+    main([str(repo), "--no-cache", "--select", "AL406", "--output-format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert finding["message"].endswith(
+        "; H-001.json differs from its last commit: if that is merged, restore it (git "
+        f"checkout HEAD -- {CONV}/handoffs/H-001.json) rather than copy its edit here"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the edit, committed")
+    main([str(repo), "--no-cache", "--select", "AL406", "--output-format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert "differs from its last commit" not in finding["message"]

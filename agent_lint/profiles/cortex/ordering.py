@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import shlex
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import datetime, timezone
@@ -476,7 +477,13 @@ def _meta(
         # The list of ids stands; the latest entry's fields that a fault of the latest
         # handoff is about are not judged against it.
         yield from _meta_handoffs(
-            path, meta, handoffs, reported, disputed_fields(faults), lagging=lag is not None
+            path,
+            meta,
+            handoffs,
+            reported,
+            disputed_fields(faults),
+            lagging=lag is not None,
+            edited=getattr(index.history, "edited", None),
         )
         latest = handoffs[-1] if handoffs else None
         active = meta.get("active_agent")
@@ -679,10 +686,13 @@ def _meta_handoffs(
     reported: Callable[[Handoff], bool],
     disputed: Collection[str] = (),
     lagging: bool = False,
+    edited: Callable[[str], bool] | None = None,
 ) -> Iterator[Diagnostic]:
     """AL406 for ``handoffs[]``: the list of ids, then each entry's mirrored fields. With
     ``lagging`` (:func:`meta_lag`: the list is the first handoffs only, that lag's finding),
-    the entries it has are judged against the handoffs they list."""
+    the entries it has are judged against the handoffs they list. ``edited`` tells whether
+    a handoff differs from its last commit: then the mirror may hold the merged value and
+    the handoff the mistake, and the finding says how to restore it as well."""
     entries = meta.get("handoffs")
     if entries is None:
         entries = []
@@ -721,10 +731,17 @@ def _meta_handoffs(
                     if key == "checksum"
                     else f"{file_name(handoff.path)} has"
                 )
+                restore = ""
+                if key != "checksum" and edited is not None and edited(handoff.path):
+                    restore = (
+                        f"; {file_name(handoff.path)} differs from its last commit: if that "
+                        f"is merged, restore it (git checkout HEAD -- "
+                        f"{shlex.quote(handoff.path)}) rather than copy its edit here"
+                    )
                 yield META_HANDOFFS.at(
                     path,
                     f"handoffs[{position}].{key} {show(entry.get(key))} but {has} "
-                    f"{show(mirror[key])}",
+                    f"{show(mirror[key])}{restore}",
                     pointer=f"/handoffs/{position}/{key}"
                     if key in entry
                     else f"/handoffs/{position}",
