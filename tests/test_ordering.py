@@ -407,7 +407,8 @@ def test_a_meta_json_not_updated_for_the_newest_handoff_is_one_finding(lint_tree
     h3 = files[H3]["checksum"]
     assert message == (
         "handoffs[] ends at H-002 but H-003 was written after it: meta.json was not updated "
-        'for it; also from before: active_agent {"type": "cortex", "agent_id": "cortex-main"} '
+        "for it; it still holds the earlier values: "
+        'active_agent {"type": "cortex", "agent_id": "cortex-main"} '
         'but H-003 hands the conversation to {"type": "codex", "agent_id": "codex-main"}; '
         f"state.checksum {files[H2]['checksum'][:19]}… but H-003.json has {h3[:19]}…; "
         "turn_count 4 and state.latest_turn 4 but the latest turn file is 0006"
@@ -421,13 +422,13 @@ def test_a_meta_json_behind_by_several_handoffs_names_them_all(lint_tree):
     [(_, message)] = found(lint_tree(_meta_from_before(tree(handoffs=3, turns=6), 1)))
     assert message.startswith(
         "handoffs[] ends at H-001 but H-002 and H-003 were written after it: meta.json was "
-        "not updated for them; also from before: active_agent"
+        "not updated for them; it still holds the earlier values: active_agent"
     )
     assert message.endswith("turn_count 2 and state.latest_turn 2 but the latest turn file is 0006")
     [(_, message)] = found(lint_tree(_meta_from_before(tree(handoffs=3, turns=6), 0)))
     assert message.startswith(
         "handoffs[] lists nothing but H-001 to H-003 were written: meta.json was not updated "
-        "for them; also from before: state.checksum null but H-003.json has"
+        "for them; it still holds the earlier values: state.checksum null but H-003.json has"
     )
 
 

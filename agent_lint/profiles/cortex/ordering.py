@@ -548,7 +548,7 @@ class MetaLag(NamedTuple):
             start = f"handoffs[] ends at {self.last_listed} but {new} written after it"
         message = f"{start}: meta.json was not updated for {them}"
         if self.stale:
-            message += "; also from before: " + "; ".join(self.stale)
+            message += "; it still holds the earlier values: " + "; ".join(self.stale)
         return META_HANDOFFS.at(path, message, pointer="/handoffs")
 
 
