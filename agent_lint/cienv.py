@@ -19,19 +19,35 @@ def _named(value: str | None) -> bool:
     return value is not None and value.strip() != ""
 
 
+#: GitHub events whose run is no pull request's code: a push, or one a maintainer starts.
+#: Any other event (pull_request*, merge_group, issue_comment, workflow_run, …) may run a
+#: change under review, and counts as one.
+_GITHUB_TRUSTED_EVENTS = frozenset(
+    {"push", "schedule", "workflow_dispatch", "repository_dispatch", "release", "create"}
+)
+
+
+def _jenkins(env: Mapping[str, str]) -> bool | None:
+    """A Jenkins pull request (multibranch, GitHub or GitLab plugins); False for a
+    multibranch branch build; None (cannot tell) for any other job."""
+    if any(_named(env.get(name)) for name in ("CHANGE_ID", "ghprbPullId", "gitlabMergeRequestIid")):
+        return True
+    return False if _named(env.get("BRANCH_NAME")) else None
+
+
 #: Known services: the variable that names each, and how it tells a pull request (or
 #: merge request) run from a push, from its own variables.
-_SERVICES: tuple[tuple[str, str, Callable[[Mapping[str, str]], bool]], ...] = (
+_SERVICES: tuple[tuple[str, str, Callable[[Mapping[str, str]], bool | None]], ...] = (
     ("GitHub Actions", "GITHUB_ACTIONS",
-     lambda env: env.get("GITHUB_EVENT_NAME", "").startswith("pull_request")
-     or env.get("GITHUB_EVENT_NAME") == "merge_group"),
+     lambda env: env.get("GITHUB_EVENT_NAME") not in _GITHUB_TRUSTED_EVENTS),
     ("GitLab CI", "GITLAB_CI",
      lambda env: _named(env.get("CI_MERGE_REQUEST_IID"))
      or _named(env.get("CI_EXTERNAL_PULL_REQUEST_IID"))),
     ("Azure Pipelines", "TF_BUILD",
      lambda env: env.get("BUILD_REASON") == "PullRequest"
      or _named(env.get("SYSTEM_PULLREQUEST_PULLREQUESTID"))),
-    ("Jenkins", "JENKINS_URL", lambda env: _named(env.get("CHANGE_ID"))),
+    ("Jenkins", "JENKINS_URL", _jenkins),
+    ("Jenkins", "JENKINS_HOME", _jenkins),
     ("Buildkite", "BUILDKITE", lambda env: _set(env.get("BUILDKITE_PULL_REQUEST"))),
     ("CircleCI", "CIRCLECI",
      lambda env: _named(env.get("CIRCLE_PULL_REQUEST")) or _named(env.get("CIRCLE_PR_NUMBER"))),
@@ -52,7 +68,12 @@ def judges_a_change(env: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if env is None else env
     for name, variable, pull_request in _SERVICES:
         if _set(env.get(variable)):
-            return f"a pull request on {name}" if pull_request(env) else None
+            verdict = pull_request(env)
+            if verdict is None:
+                return f"a {name} run that may judge a pull request (its kind is not told)"
+            return f"a pull request on {name}" if verdict else None
+    if env.get("BUILD_TAG", "").startswith("jenkins-") or _named(env.get("CHANGE_ID")):
+        return "a Jenkins run that may judge a pull request"
     for variable in _OTHER_SERVICES:
         if _set(env.get(variable)):
             return f"a CI run ({variable} is set) that may judge a pull request"

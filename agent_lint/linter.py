@@ -618,14 +618,18 @@ def _configured_base(target: Target) -> str | None:
     if why is None:
         return config.base
     source, top = os.path.realpath(config.source), _checkout_top(target.root)
-    if os.path.commonpath([source, top]) != top:
+    try:
+        outside = os.path.commonpath([source, top]) != top
+    except ValueError:  # another drive (Windows): outside the checkout
+        outside = True
+    if outside:
         return config.base  # a configuration kept outside the checkout
     shown = os.path.relpath(source, top).replace(os.sep, "/")
     raise ConfigError(
         f"`base` in {shown} is read from the change under review, and this run may be "
         f"{why}: the change could name a commit of its own and pass the append-only gate. "
-        "Name the base on the command line (--base origin/main; the agent-lint Action "
-        "passes the pull request's base, or its base-ref input), or keep that "
+        "Name the base on the command line (--base origin/main; on GitHub the agent-lint "
+        "Action passes the pull request's base, or its base-ref input), or keep that "
         "configuration outside the checkout"
     )
 

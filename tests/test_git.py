@@ -245,7 +245,8 @@ def _no_ci(monkeypatch) -> None:
     """An environment that shows no CI service (the tests' own CI may set some)."""
     for name in list(os.environ):
         if name in ("CI", "TEAMCITY_VERSION", "CODEBUILD_BUILD_ID", "DRONE", "JENKINS_URL",
-                    "TF_BUILD", "BUILDKITE", "CIRCLECI", "TRAVIS", "APPVEYOR", "GITLAB_CI",
+                    "JENKINS_HOME", "BUILD_TAG", "CHANGE_ID", "TF_BUILD", "BUILDKITE",
+                    "CIRCLECI", "TRAVIS", "APPVEYOR", "GITLAB_CI",
                     "BITBUCKET_BUILD_NUMBER") or name.startswith("GITHUB_"):  # fmt: skip
             monkeypatch.delenv(name)
 
@@ -256,6 +257,11 @@ PULL_REQUESTS = [
     {"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "12"},
     {"TF_BUILD": "True", "BUILD_REASON": "PullRequest"},
     {"JENKINS_URL": "https://ci.example/", "CHANGE_ID": "7"},
+    {"JENKINS_HOME": "/var/jenkins", "ghprbPullId": "7"},
+    {"JENKINS_URL": "https://ci.example/"},  # a freestyle job: which kind is not told
+    {"BUILD_TAG": "jenkins-pay-7", "CHANGE_ID": "7"},
+    {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "issue_comment"},
+    {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_run"},
     {"CI": "true"},  # a service whose runs cannot be told apart
 ]
 
@@ -310,9 +316,11 @@ def test_a_monorepo_store_does_not_make_the_checkout_s_configuration_trusted(
 
 @pytest.mark.parametrize(
     "env",
-    [{}, {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"}, {"GITLAB_CI": "true"},
-     {"JENKINS_URL": "https://ci.example/"}, {"CI": "false"}],
-    ids=["local", "github-push", "gitlab-branch", "jenkins-branch", "ci-false"],
+    [{}, {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"},
+     {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "schedule"}, {"GITLAB_CI": "true"},
+     {"JENKINS_URL": "https://ci.example/", "BRANCH_NAME": "main"}, {"CI": "false"}],
+    ids=["local", "github-push", "github-schedule", "gitlab-branch", "jenkins-branch",
+         "ci-false"],
 )  # fmt: skip
 def test_locally_and_on_a_push_build_the_base_setting_is_used(tmp_path, capsys, monkeypatch, env):
     """A run that judges no change (the user's own, or a push build of a known service)
