@@ -462,6 +462,7 @@ class RecordHistory:
         self._owned = session is None
         self._ready: bool | None = None
         self._additions: dict[str, tuple[str, str]] = {}
+        self._additions_loaded = False
         self._work_tree: WorkTreeSnapshot | None = None
         self._merged_everything = session is not None  # linting the reference's own tree
 
@@ -484,29 +485,31 @@ class RecordHistory:
             return Standing.UNKNOWN
         if not self._merged_everything and not self._unchanged(session, reference, git):
             return Standing.UNMERGED
+        self._load_additions()
         added = self._additions.get(git)
         if added is None or added[0] in session.shallow:
             return Standing.UNKNOWN
         return AddedIn(added[1], session.tree(added[0]))
 
-    def edited(self, record: str) -> bool:
-        """Whether the reference commit (HEAD without a base) holds ``record`` with other
-        content than the work tree: an edit since it was committed, which may be a merged
-        record's. False without git, or where the commit does not hold it."""
+    def edited(self, record: str) -> str | None:
+        """The path in the repository (from its top) of ``record`` when the reference
+        commit (HEAD without a base) holds it with other content than the work tree: an
+        edit since it was committed, which may be a merged record's. None without git, or
+        where the commit does not hold it. No history is walked: one tree entry, one hash."""
         try:
             if not self._prepare() or self.reference is None or self._merged_everything:
-                return False
+                return None
             session = self.session
             assert session is not None
             git = session.git_path(record)
             if git is None:
-                return False
+                return None
             entry = session.tree(self.reference).entry(git)
             if entry is None or entry.mode not in REGULAR_MODES:
-                return False
-            return not self._unchanged(session, self.reference, git)
+                return None
+            return None if self._unchanged(session, self.reference, git) else git
         except (GitError, ConfigError, OSError):
-            return False
+            return None
 
     def _unchanged(self, session: GitSession, reference: str, git: str) -> bool:
         """Whether the work tree's record is the reference commit's (same blob)."""
@@ -542,10 +545,16 @@ class RecordHistory:
                     reference = located.merge_base
             self.reference = reference or repo.head()
             self.session = GitSession(repo, self.target)
-        if self.reference is not None:
-            prefix = self.session.tree_path(str(self.target.agent_dir)) or ""
-            self._additions = self.session.repo.additions(self.reference, prefix)
         return True
+
+    def _load_additions(self) -> None:
+        """The commits that added each record, read once (a walk of the store's history:
+        only a record's origin needs it, never :meth:`edited`)."""
+        if self._additions_loaded or self.reference is None or self.session is None:
+            return
+        self._additions_loaded = True
+        prefix = self.session.tree_path(str(self.target.agent_dir)) or ""
+        self._additions = self.session.repo.additions(self.reference, prefix)
 
     def close(self) -> None:
         """End the git process this history started (a shared session is closed by its owner)."""

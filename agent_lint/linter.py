@@ -350,8 +350,9 @@ class _WorkTreeHistory:
             self._history = RecordHistory(self._target, self._base)
         return self._history.origin(record)
 
-    def edited(self, record: str) -> bool:
-        """Whether ``record`` differs from its last commit (see :meth:`RecordHistory.edited`)."""
+    def edited(self, record: str) -> str | None:
+        """``record``'s path from the repository's top when it differs from its last commit
+        (see :meth:`RecordHistory.edited`)."""
         if self._history is None:
             from agent_lint.gittree import RecordHistory
 

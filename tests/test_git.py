@@ -801,13 +801,19 @@ def test_a_mirror_of_a_handoff_edited_since_its_commit_says_how_to_restore_it(
     meta.json mirror disagree. The edit may be the mistake (a merged handoff): the
     finding says how to restore it, not only how to copy the edit into the mirror."""
     _no_ci(monkeypatch)
+    from agent_lint import gitplumbing
+
+    def no_history_walk(*_: object) -> None:
+        raise AssertionError("telling an edit walks no history: one tree entry, one hash")
+
+    monkeypatch.setattr(gitplumbing.Repository, "additions", no_history_walk)
     repo = make_repo(tmp_path)
     edit(repo / CONV / "handoffs/H-001.json", '"user_switched_tool"', '"timeout"')
     main([str(repo), "--no-cache", "--select", "AL406", "--output-format", "json"])
     [finding] = json.loads(capsys.readouterr().out)["diagnostics"]
     assert finding["message"].endswith(
         "; H-001.json differs from its last commit: if that is merged, restore it (git "
-        f"checkout HEAD -- {CONV}/handoffs/H-001.json) rather than copy its edit here"
+        f"checkout HEAD -- :/{CONV}/handoffs/H-001.json) rather than copy its edit here"
     )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the edit, committed")

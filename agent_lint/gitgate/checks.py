@@ -646,8 +646,9 @@ def _protected(
 
 
 def _restore(c: Comparison, path: str) -> str:
-    """The command that puts the merged ``path`` back, quoted for a shell."""
-    return f"git checkout {shlex.quote(c.base_name)} -- {shlex.quote(path)}"
+    """The command that puts the merged ``path`` back, quoted for a shell; ``:/`` names
+    the path from the repository's top, so it works from any folder of the checkout."""
+    return f"git checkout {shlex.quote(c.base_name)} -- {shlex.quote(':/' + path)}"
 
 
 def _same_but_line_ends(merged: bytes, changed: bytes) -> bool:

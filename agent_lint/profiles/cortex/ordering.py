@@ -686,7 +686,7 @@ def _meta_handoffs(
     reported: Callable[[Handoff], bool],
     disputed: Collection[str] = (),
     lagging: bool = False,
-    edited: Callable[[str], bool] | None = None,
+    edited: Callable[[str], str | None] | None = None,
 ) -> Iterator[Diagnostic]:
     """AL406 for ``handoffs[]``: the list of ids, then each entry's mirrored fields. With
     ``lagging`` (:func:`meta_lag`: the list is the first handoffs only, that lag's finding),
@@ -732,11 +732,12 @@ def _meta_handoffs(
                     else f"{file_name(handoff.path)} has"
                 )
                 restore = ""
-                if key != "checksum" and edited is not None and edited(handoff.path):
+                changed = edited(handoff.path) if key != "checksum" and edited else None
+                if changed is not None:  # ":/": from the repository's top, wherever run
                     restore = (
                         f"; {file_name(handoff.path)} differs from its last commit: if that "
                         f"is merged, restore it (git checkout HEAD -- "
-                        f"{shlex.quote(handoff.path)}) rather than copy its edit here"
+                        f"{shlex.quote(':/' + changed)}) rather than copy its edit here"
                     )
                 yield META_HANDOFFS.at(
                     path,
