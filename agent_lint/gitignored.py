@@ -27,25 +27,13 @@ def rules_top(agent_dir: Path) -> Path | None:
     top = next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
     if top is None:
         return None
-    agent = folder
     sources = [top / ".git" / "info" / "exclude"]
     while True:
         sources.append(folder / ".gitignore")
         if folder == top:
             break
         folder = folder.parent
-    if any(_has_rules(source) for source in sources):
-        return top
-    # An ignore file deeper in the agent dir (conversations/*/.gitignore): the index names
-    # the tracked ones, so no second walk of the tree is needed to find them.
-    from agent_lint.gitplumbing import GitError, tracked_ignore_files
-
-    inside = os.path.relpath(agent, top).replace(os.sep, "/")
-    try:
-        nested = tracked_ignore_files(top, inside)
-    except GitError:
-        return None
-    return top if any(_has_rules(top / name) for name in nested) else None
+    return top if any(_has_rules(source) for source in sources) else None
 
 
 def ignored_files(root: Path, agent_dir: Path, top: Path) -> frozenset[str] | None:

@@ -154,26 +154,6 @@ def _run(
         raise GitError(f"git {args[0]} failed: {exc}") from exc
 
 
-def tracked_ignore_files(top: Path, folder: str) -> list[str]:
-    """The ``.gitignore`` files the index tracks under ``folder`` (of the work tree at
-    ``top``), as paths of the work tree; empty when git cannot tell."""
-    pattern = (
-        f":(glob){folder.rstrip('/')}/**/.gitignore"
-        if folder not in ("", ".")
-        else (":(glob)**/.gitignore")
-    )
-    done = _run(
-        ["ls-files", "-z", "--cached", "--", pattern],
-        top,
-        git_dir=top / ".git",
-        work_tree=top,
-        extra_env={"GIT_LITERAL_PATHSPECS": "0"},  # a glob pathspec, built here
-    )
-    if done.returncode != 0:
-        return []
-    return [decode(name) for name in done.stdout.split(b"\0") if name]
-
-
 def ignored_untracked(top: Path, folder: str) -> list[str] | None:
     """Paths under ``folder`` (a path of the work tree at ``top``) that git's ignore rules
     exclude and the index does not track, folders ending in ``/``; one git process, None

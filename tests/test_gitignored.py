@@ -140,23 +140,6 @@ def test_a_path_beyond_a_link_does_not_stop_git_answering_for_the_others(tmp_pat
     assert "All checks passed" in capsys.readouterr().out
 
 
-def test_an_ignore_file_deep_in_the_agent_dir_counts_alone(tmp_path, capsys):
-    """A tracked ``conversations/C-x/.gitignore`` with the only rule of the repository is
-    read like one at the top: its summary is not judged in a clone that lacks it."""
-    repo = tmp_path / "work"
-    shutil.copytree(FIXTURES / "valid", repo)
-    conversation = repo / ".agent/conversations/C-onboarding"
-    (conversation / ".gitignore").write_text("summary.md\n")
-    (conversation / "summary.md").write_text("# kept on this machine\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "summaries stay local")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
-    assert main([str(clone), "--no-cache", "--no-color"]) == 0
-    assert "All checks passed" in capsys.readouterr().out
-
-
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_an_ignore_file_that_links_to_a_fifo_does_not_block_the_run(tmp_path):
     repo = _repository(tmp_path)
