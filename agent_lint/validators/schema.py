@@ -190,16 +190,28 @@ def _misspelled(ctx: FileContext, issue: SchemaIssue) -> set[str]:
     return {field for field in meant if field is not None}
 
 
+def _listed(names: list[str], budget: int = 400) -> str:
+    """``names`` joined, each clipped, within about ``budget`` characters (a schema of the
+    repository's own may have many long property names): the rest counted."""
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        text = clip(name, 40)
+        if shown and used + len(text) > budget:
+            break
+        shown.append(text)
+        used += len(text) + 2
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
 def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
     allowed = list(issue.schema.get("properties", {}))
     for key in additional_keys(issue.instance, issue.schema):
         close = _closest(key, allowed)
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
-        if close:
-            hint = f'; did you mean "{close}"?'
-        else:  # the schema is inside the package: the message names what it allows
-            more = f" and {len(allowed) - 30} more" if len(allowed) > 30 else ""
-            hint = "; allowed fields: " + ", ".join(allowed[:30]) + more
+        # The schema is inside the package: without a likely typo, name what it allows.
+        hint = f'; did you mean "{close}"?' if close else "; allowed fields: " + _listed(allowed)
         yield UNKNOWN_FIELD.at(
             ctx.path,
             f"unknown field {quote(key)}{where}{hint}",
