@@ -28,7 +28,7 @@ _DOUBLE = re.compile('"')
 _SINGLE = re.compile("'")
 _CLOSERS = {">": _ANGLE, '"': _DOUBLE, "'": _SINGLE}
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
-_COMMENT_BLOCK = re.compile(r" {0,3}<!--")
+_COMMENT_BLOCK = re.compile(r"(?:[ \t]*>)*[ \t]*<!--")  # first on its line (in a quote too)
 _ESCAPE = re.compile(r"\\\\|\\[\[\]]")
 
 # Every scanner here is linear in the length of a line by construction: no
@@ -145,14 +145,17 @@ class _Blocks:
     skipped. Fenced code is the scan's own."""
 
     def __init__(self) -> None:
-        self.comment = False  # inside an HTML comment left open on an earlier line
+        self.comment = False  # inside an HTML block a comment opened on an earlier line
+        self.inline_comment = False  # inside a comment a paragraph's line left open
         self.code = False  # inside an indented code block
         self.after_blank = True  # the previous line was blank (or this is the first)
         self.item_content: int | None = None  # content column of the list item we are in
 
     def blank(self) -> None:
-        """A blank line: it may open an indented code block, and ends none."""
+        """A blank line: it may open an indented code block, ends none, and ends the
+        paragraph a comment inside it was left open in (that one was text after all)."""
         self.after_blank = True
+        self.inline_comment = False
 
     def prose(self, line: str) -> str | None:
         """``line``, or None when no part of it is prose: indented code, or an HTML block a
@@ -161,6 +164,13 @@ class _Blocks:
         if self.comment:
             self.comment = "-->" not in line
             return None
+        if self.inline_comment:  # the paragraph's comment ends here, or runs on
+            close = line.find("-->")
+            if close < 0:
+                return None
+            self.inline_comment = False
+            self.after_blank = False
+            return " " * (close + 3) + line[close + 3 :]
         if self._is_code(line):
             return None
         if _COMMENT_BLOCK.match(line):
@@ -169,9 +179,10 @@ class _Blocks:
         return line
 
     def inline(self, line: str) -> str:
-        """``line`` (its code spans blanked) with comments and escaped brackets blanked."""
+        """``line`` (its code spans blanked) with comments and escaped brackets blanked; a
+        comment left open runs on to the end of its paragraph at most."""
         if "<!--" in line:
-            line = _blank_comments(line)
+            line, self.inline_comment = _blank_comments(line)
         if "\\" in line:
             line = _blank_escapes(line)
         return line
@@ -190,19 +201,21 @@ class _Blocks:
         return self.code
 
 
-def _blank_comments(line: str) -> str:
-    """Blank the comments ``<!-- … -->`` inside a line; one left open on it is text (an
-    inline comment does not run on past its line here; ``<!-->`` is a whole one)."""
+def _blank_comments(line: str) -> tuple[str, bool]:
+    """Blank the comments ``<!-- … -->`` inside a line (``<!-->`` is a whole one), and
+    whether the last is left open: blanked to the end of the line, it may close on a
+    later line of its paragraph."""
     pieces: list[str] = []
     start = 0
     while (opened := line.find("<!--", start)) >= 0:
         close = line.find("-->", opened + 2)
         if close < 0:
-            break
+            pieces.extend((line[start:opened], " " * (len(line) - opened)))
+            return "".join(pieces), True
         pieces.extend((line[start:opened], " " * (close + 3 - opened)))
         start = close + 3
     pieces.append(line[start:])
-    return "".join(pieces)
+    return "".join(pieces), False
 
 
 class _Next:

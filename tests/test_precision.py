@@ -92,9 +92,9 @@ def test_repeated_link_is_one_finding(lint_tree):
 def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
     """As CommonMark renders it: an HTML block a comment opens at a line's start (to the
     line holding ``-->``, that line included: a template's commented-out example),
-    indented code blocks and escaped brackets hold no links and no ids. A comment inside
-    a line hides only itself, one left open there is text, and a list item's indented
-    paragraph, at any depth, and a lazy continuation line are prose."""
+    indented code blocks and escaped brackets hold no links and no ids; nor does a comment
+    inside a paragraph, to its close on a later line. A list item's indented paragraph,
+    at any depth, and a lazy continuation line are prose."""
     note = (
         "<!-- Example: - [Reply in Chinese](user/reply-zh.md) -->\n"
         "<!-- D-997 is\n  [future](later.md)\n--> and [in the block](block.md)\n"
@@ -104,6 +104,10 @@ def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
         "    - nested\n\n        [nested](nested.md)\n\n"
         "text\n    [lazy](lazy.md)\n"
         "Say <!-- hidden --> [after](after.md) and <!-- open [open](open.md)\n"
+        "\n"
+        "Design [doc](doc.md) <!-- TODO: the old\n[draft](draft.md) is gone\n-->\n"
+        "\n- Open items\n  - Ledger\n    <!--\n    [runbook](runbook.md)\n    -->\n"
+        "\n> Reviewer note\n> <!--\n> [scratch](scratch.md)\n> -->\n"
     )
     found = lint_tree({**_repo(), "missions/M-003/notes.md": note}).diagnostics
     links = [(d.line, d.message.split('"')[1]) for d in found if d.path.endswith("notes.md")]
@@ -112,7 +116,10 @@ def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
         (15, "nested.md"),
         (18, "lazy.md"),
         (19, "after.md"),
-        (19, "open.md"),
+        # A comment left open hides the rest of its line and runs on to the end of its
+        # paragraph at most (GitHub shows it as text when it never closes: a rare typo;
+        # one that closes a line or two later is the common case, and hides what it holds).
+        (21, "doc.md"),
     ]
 
 
