@@ -47,7 +47,6 @@ _SERVICES: tuple[tuple[str, str, Callable[[Mapping[str, str]], bool | None]], ..
      lambda env: env.get("BUILD_REASON") == "PullRequest"
      or _named(env.get("SYSTEM_PULLREQUEST_PULLREQUESTID"))),
     ("Jenkins", "JENKINS_URL", _jenkins),
-    ("Jenkins", "JENKINS_HOME", _jenkins),
     ("Buildkite", "BUILDKITE", lambda env: _set(env.get("BUILDKITE_PULL_REQUEST"))),
     ("CircleCI", "CIRCLECI",
      lambda env: _named(env.get("CIRCLE_PULL_REQUEST")) or _named(env.get("CIRCLE_PR_NUMBER"))),
@@ -72,8 +71,11 @@ def judges_a_change(env: Mapping[str, str] | None = None) -> str | None:
             if verdict is None:
                 return f"a {name} run that may judge a pull request (its kind is not told)"
             return f"a pull request on {name}" if verdict else None
-    if env.get("BUILD_TAG", "").startswith("jenkins-") or _named(env.get("CHANGE_ID")):
-        return "a Jenkins run that may judge a pull request"
+    # A Jenkins build without JENKINS_URL (its URL not configured) still tags its builds;
+    # JENKINS_HOME is not asked: a machine running Jenkins may export it to every shell.
+    if env.get("BUILD_TAG", "").startswith("jenkins-"):
+        verdict = _jenkins(env)
+        return None if verdict is False else "a Jenkins run that may judge a pull request"
     for variable in _OTHER_SERVICES:
         if _set(env.get(variable)):
             return f"a CI run ({variable} is set) that may judge a pull request"

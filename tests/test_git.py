@@ -257,7 +257,7 @@ PULL_REQUESTS = [
     {"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "12"},
     {"TF_BUILD": "True", "BUILD_REASON": "PullRequest"},
     {"JENKINS_URL": "https://ci.example/", "CHANGE_ID": "7"},
-    {"JENKINS_HOME": "/var/jenkins", "ghprbPullId": "7"},
+    {"JENKINS_URL": "https://ci.example/", "ghprbPullId": "7"},
     {"JENKINS_URL": "https://ci.example/"},  # a freestyle job: which kind is not told
     {"BUILD_TAG": "jenkins-pay-7", "CHANGE_ID": "7"},
     {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "issue_comment"},
