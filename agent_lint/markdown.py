@@ -14,7 +14,7 @@ import unicodedata
 from collections import defaultdict, deque
 from typing import NamedTuple
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _BRACKET = re.compile(r"[\[\]]")
@@ -150,6 +150,17 @@ class _Blocks:
         self.code = False  # inside an indented code block
         self.after_blank = True  # the previous line was blank (or this is the first)
         self.item_content: int | None = None  # content column of the list item we are in
+
+    def fence(self, line: str) -> re.Match[str] | None:
+        """The fence ``line`` opens or closes (three backticks or tildes, first on the line
+        and short of indented code: in a list item, past its content column), or None."""
+        if self.comment or self.inline_comment:
+            return None
+        found = _FENCE.match(line)
+        if found is None:
+            return None
+        needed = 4 if self.item_content is None else self.item_content + 4
+        return found if _indent(line) < needed else None
 
     def blank(self) -> None:
         """A blank line: it may open an indented code block, ends none, and ends the
@@ -323,7 +334,7 @@ def scan(text: str) -> Note:
     if "\r" in text:
         lines = [raw.removesuffix("\r") for raw in lines]
     for number, raw in enumerate(lines, start=1):
-        opener = _FENCE.match(raw) if fences and not blocks.comment else None
+        opener = blocks.fence(raw) if fences else None
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
                 fence = None

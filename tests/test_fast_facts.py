@@ -342,7 +342,7 @@ def _scan_reference(text: str) -> markdown.Note:
     previous = ""
     for number, raw in enumerate(text.split("\n"), start=1):
         raw = raw.removesuffix("\r")
-        opener = None if blocks.comment else markdown._FENCE.match(raw)
+        opener = blocks.fence(raw)
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
                 fence = None

@@ -108,6 +108,7 @@ def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
         "Design [doc](doc.md) <!-- TODO: the old\n[draft](draft.md) is gone\n-->\n"
         "\n- Open items\n  - Ledger\n    <!--\n    [runbook](runbook.md)\n    -->\n"
         "\n> Reviewer note\n> <!--\n> [scratch](scratch.md)\n> -->\n"
+        "\n1. Step\n\n    ```sh\n    see [x](fenced.md) D-042\n    ```\n\n    Then [y](step.md)\n"
     )
     found = lint_tree({**_repo(), "missions/M-003/notes.md": note}).diagnostics
     links = [(d.line, d.message.split('"')[1]) for d in found if d.path.endswith("notes.md")]
@@ -120,6 +121,7 @@ def test_what_github_does_not_render_as_a_link_or_id_is_not_judged(lint_tree):
         # paragraph at most (GitHub shows it as text when it never closes: a rare typo;
         # one that closes a line or two later is the common case, and hides what it holds).
         (21, "doc.md"),
+        (42, "step.md"),  # after a fence inside the list item, whose content is code
     ]
 
 
