@@ -492,12 +492,14 @@ class RecordHistory:
         return AddedIn(added[1], session.tree(added[0]))
 
     def edited(self, record: str) -> str | None:
-        """The path in the repository (from its top) of ``record`` when the reference
-        commit (HEAD without a base) holds it with other content than the work tree: an
+        """The path in the repository (from its top) of ``record`` when HEAD (in a run
+        without a base) holds it with other content than the work tree: an
         edit since it was committed, which may be a merged record's. None without git, or
         where the commit does not hold it. No history is walked: one tree entry, one hash."""
         try:
-            if not self._prepare() or self.reference is None or self._merged_everything:
+            if self.base or not self._prepare() or self.reference is None:
+                return None  # with a base the gate tells what the change did to merged files
+            if self._merged_everything:
                 return None
             session = self.session
             assert session is not None
