@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from agent_lint.config import LIMITS, Config, ConfigError, in_git_folder, load_config, over_limit
-from agent_lint.fileio import NotRead, check_regular, in_git_dir
+from agent_lint.fileio import NotRead, check_regular, in_git_dir, work_tree_top
 from agent_lint.filesystem import DISK, DirEntry, FileSystem
 from agent_lint.frozen import frozen
 from agent_lint.problems import EntryIssue, EntryProblem
@@ -251,7 +251,7 @@ def _left_repository(start: Path) -> Path | None:
             current = step
             continue
         target = Path(os.path.realpath(step))
-        top = next((f for f in (current, *current.parents) if os.path.lexists(f / ".git")), None)
+        top = work_tree_top(current)
         inside = top is not None and (target == top or top in target.parents)
         if top is not None and not inside and _tracks_path(top, step):
             return top

@@ -86,6 +86,12 @@ def read_in_folder(path: Path | str, max_bytes: int) -> bytes:
     return read_regular(real, max_bytes)
 
 
+def work_tree_top(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding a ``.git`` (the top of the git
+    work tree it is in, as written: links are not resolved), or None outside any."""
+    return next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
+
+
 def in_git_dir(path: str, root: str) -> bool:
     """Whether ``path`` (resolved, inside ``root``) lies in a ``.git`` folder of the repository.
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from agent_lint.fileio import NotRead, read_regular
+from agent_lint.fileio import NotRead, read_regular, work_tree_top
 
 Step = TypeVar("Step", bound=tuple[object, str, object])
 
@@ -24,7 +24,7 @@ def rules_top(agent_dir: Path) -> Path | None:
     to it holds a rule (``.gitignore`` files from the top down to the agent dir,
     ``.git/info/exclude``); None otherwise, and git is then not run for ignore rules."""
     folder = Path(os.path.realpath(agent_dir))
-    top = next((f for f in (folder, *folder.parents) if os.path.lexists(f / ".git")), None)
+    top = work_tree_top(folder)
     if top is None:
         return None
     sources = [top / ".git" / "info" / "exclude"]
@@ -103,6 +103,8 @@ class GitIgnores:
     def _askable(self, path: str) -> bool:
         """Whether no folder on the way to ``path`` below the work tree's top is a link or
         holds a ``.git`` (a submodule, a nested repository), nor leaves the top."""
+        if "\0" in path:  # no file has that name; git's batch is NUL-separated
+            return False
         full = os.path.normpath(self.root / path)
         top = str(self.top)
         if os.path.commonpath([full, top]) != top:

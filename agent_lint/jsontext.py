@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -55,6 +56,27 @@ def clip(text: str, limit: int = MESSAGE_VALUE_CHARS) -> str:
     be any length; a finding stays one readable line.
     """
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def listed(
+    items: Sequence[str],
+    most: int | None = None,
+    chars: int | None = None,
+    limit: int | None = MESSAGE_VALUE_CHARS,
+) -> str:
+    """``items`` for a message: the first ``most`` of them, or as many as fit in about
+    ``chars`` characters (one at least), each cut by :func:`clip` at ``limit`` (None: as
+    they are), then how many more there are (``a, b and 3 more``)."""
+    shown: list[str] = []
+    used = 0
+    for item in items[:most] if most is not None else items:
+        text = item if limit is None else clip(item, limit)
+        if chars is not None and shown and used + len(text) > chars:
+            break
+        shown.append(text)
+        used += len(text) + 2
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 def quote(value: Any, limit: int = MESSAGE_VALUE_CHARS) -> str:

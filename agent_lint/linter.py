@@ -33,11 +33,12 @@ from agent_lint.discovery import (
     top_folders,
     walk,
 )
-from agent_lint.fileio import content_digest
+from agent_lint.fileio import content_digest, work_tree_top
 from agent_lint.filestep import FileOutcome, check_file
 from agent_lint.filesystem import DISK, FileSystem, Origins
 from agent_lint.frozen import field, record, replace
 from agent_lint.index import RepoIndex, present_facts
+from agent_lint.jsontext import listed
 from agent_lint.kinds import Format, Match
 from agent_lint.loading import split_front_matter
 from agent_lint.problems import EntryIssue, EntryProblem, GateIssue
@@ -342,22 +343,21 @@ class _WorkTreeHistory:
         self._target, self._base = target, base
         self._history: RecordHistory | None = None
 
-    def origin(self, record: str) -> Standing | AddedIn:
-        """How ``record`` stands in git's history (see :meth:`RecordHistory.origin`)."""
+    def _loaded(self) -> RecordHistory:
         if self._history is None:
             from agent_lint.gittree import RecordHistory
 
             self._history = RecordHistory(self._target, self._base)
-        return self._history.origin(record)
+        return self._history
+
+    def origin(self, record: str) -> Standing | AddedIn:
+        """How ``record`` stands in git's history (see :meth:`RecordHistory.origin`)."""
+        return self._loaded().origin(record)
 
     def edited(self, record: str) -> str | None:
         """``record``'s path from the repository's top when it differs from its last commit
         (see :meth:`RecordHistory.edited`)."""
-        if self._history is None:
-            from agent_lint.gittree import RecordHistory
-
-            self._history = RecordHistory(self._target, self._base)
-        return self._history.edited(record)
+        return self._loaded().edited(record)
 
     def close(self) -> None:
         """End the git process the history started, if it started one."""
@@ -618,7 +618,9 @@ def _configured_base(target: Target) -> str | None:
     why = cienv.judges_a_change()
     if why is None:
         return config.base
-    source, top = os.path.realpath(config.source), _checkout_top(target.root)
+    real = Path(os.path.realpath(target.root))
+    top = str(work_tree_top(real) or real)  # the checkout, not only the store's folder
+    source = os.path.realpath(config.source)
     try:
         outside = os.path.commonpath([source, top]) != top
     except ValueError:  # another drive (Windows): outside the checkout
@@ -637,28 +639,12 @@ def _configured_base(target: Target) -> str | None:
 
 def _ignored_notice(paths: set[str]) -> str:
     """The notice naming the files records or notes name that git ignores (not judged)."""
-    listed = sorted(paths)
-    shown = ", ".join(listed[:3]) + (f" and {len(listed) - 3} more" if len(listed) > 3 else "")
-    files = "file" if len(listed) == 1 else "files"
+    one = len(paths) == 1
     return (
-        f"{len(listed)} {files} that records or notes name and git ignores "
-        f"(.gitignore) {'was' if len(listed) == 1 else 'were'} not judged, there or "
-        f"missing, as a clone has none of them: {shown}"
+        f"{len(paths)} {'file' if one else 'files'} that records or notes name and git "
+        f"ignores (.gitignore) {'was' if one else 'were'} not judged, there or missing, as "
+        f"a clone has none of them: {listed(sorted(paths), most=3, limit=None)}"
     )
-
-
-def _checkout_top(folder: Path) -> str:
-    """The top of the git checkout holding ``folder`` (the nearest folder with a ``.git``
-    at or above it), or ``folder`` itself outside any."""
-    real = os.path.realpath(folder)
-    here = real
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return real
-        here = parent
 
 
 def _roots(only: Sequence[Path]) -> list[Path]:

@@ -140,9 +140,9 @@ def _blank_escapes(line: str) -> str:
 
 class _Blocks:
     """Which lines of a note are prose, line by line, as in CommonMark: an HTML block a
-    comment opens is skipped, comments inside a line blanked, and indented code blocks
-    (four columns past the list item or text they would continue, after a blank line)
-    skipped. Fenced code is the scan's own."""
+    comment opens is skipped, comments inside a paragraph blanked to their close, and
+    indented code blocks (four columns past the list item or text they would continue,
+    after a blank line) skipped. Fences are told here, and skipped by the scan."""
 
     def __init__(self) -> None:
         self.comment = False  # inside an HTML block a comment opened on an earlier line
@@ -157,10 +157,7 @@ class _Blocks:
         if self.comment or self.inline_comment:
             return None
         found = _FENCE.match(line)
-        if found is None:
-            return None
-        needed = 4 if self.item_content is None else self.item_content + 4
-        return found if _indent(line) < needed else None
+        return found if found is not None and _indent(line) < self._code_column() else None
 
     def blank(self) -> None:
         """A blank line: it may open an indented code block, ends none, and ends the
@@ -198,10 +195,14 @@ class _Blocks:
             line = _blank_escapes(line)
         return line
 
+    def _code_column(self) -> int:
+        """The indent from which a line is code: four columns past the list item's content
+        (or the margin) it would continue."""
+        return 4 if self.item_content is None else self.item_content + 4
+
     def _is_code(self, line: str) -> bool:
         indent = _indent(line)
-        needed = 4 if self.item_content is None else self.item_content + 4
-        self.code = indent >= needed and (self.after_blank or self.code)
+        self.code = indent >= self._code_column() and (self.after_blank or self.code)
         if not self.code:
             item = _LIST_ITEM.match(line)
             if item is not None:  # nested at any depth: its content column counts

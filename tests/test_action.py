@@ -407,6 +407,16 @@ def test_sarif_is_written_when_agent_lint_cannot_run(tmp_path, installed):
     assert "could not run" in runner.summary.read_text()
 
 
+def _depth_one_checkout(tmp_path: Path, origin: Path, ref: str) -> Path:
+    """A checkout of ``ref`` of ``origin`` at depth 1, as actions/checkout makes it."""
+    clone = tmp_path / "checkout"
+    git(tmp_path, "init", "-q", str(clone))
+    git(clone, "remote", "add", "origin", origin.as_uri())
+    git(clone, "fetch", "-q", "--depth=1", "origin", ref)
+    git(clone, "checkout", "-q", "--detach", "FETCH_HEAD")
+    return clone
+
+
 @pytest.mark.slow
 def test_fetches_only_the_history_a_merge_base_needs(tmp_path, installed):
     """A depth-1 checkout of GitHub's test merge: the action deepens until the bases meet."""
@@ -427,11 +437,7 @@ def test_fetches_only_the_history_a_merge_base_needs(tmp_path, installed):
     git(origin, "merge", "-q", "--no-ff", "--no-edit", head)
     git(origin, "update-ref", "refs/pull/1/merge", "HEAD")
     git(origin, "checkout", "-q", "main")
-    clone = tmp_path / "checkout"
-    git(tmp_path, "init", "-q", str(clone))
-    git(clone, "remote", "add", "origin", origin.as_uri())
-    git(clone, "fetch", "-q", "--depth=1", "origin", "refs/pull/1/merge")
-    git(clone, "checkout", "-q", "--detach", "FETCH_HEAD")
+    clone = _depth_one_checkout(tmp_path, origin, "refs/pull/1/merge")
     event = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}
     runner = _runner(tmp_path, clone, installed, event=event)
     done = runner.lint()
@@ -450,11 +456,7 @@ def test_fetch_goes_past_an_old_common_commit_to_the_real_merge_base(tmp_path, i
     origin = make_repo(tmp_path, name="origin")
     head, main_tip = change_meeting_an_old_commit_first(origin)
     git(origin, "update-ref", "refs/pull/1/head", head)
-    clone = tmp_path / "checkout"
-    git(tmp_path, "init", "-q", str(clone))
-    git(clone, "remote", "add", "origin", origin.as_uri())
-    git(clone, "fetch", "-q", "--depth=1", "origin", "refs/pull/1/head")
-    git(clone, "checkout", "-q", "--detach", "FETCH_HEAD")
+    clone = _depth_one_checkout(tmp_path, origin, "refs/pull/1/head")
     event = {"pull_request": {"base": {"sha": main_tip}, "head": {"sha": head}}}
     runner = _runner(tmp_path, clone, installed, event=event, event_name="pull_request_target")
     done = runner.lint()

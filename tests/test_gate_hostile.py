@@ -663,15 +663,15 @@ def test_a_merged_link_replaced_by_a_rewritten_file_is_modified(tmp_path, capsys
 # --- Several merge-bases --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_handoff_merged_in_any_of_several_merge_bases_is_protected(tmp_path, capsys, mode):
-    """A change that makes a second merge-base on purpose (it merges an older commit of
-    main itself) still meets the handoff main merged from it: git names one merge-base,
-    the gate compares with each."""
+def _criss_cross(tmp_path: Path) -> tuple[Path, str, str]:
+    """A change with two merge-bases with main, made on purpose: main merged the change's
+    first commit B (a new conversation) after an older commit A, and the change then
+    merged A itself, not main. The repository (on the change), A and B."""
     repo = make_repo(tmp_path)
     git(repo, "checkout", "-q", "-b", "feature")
-    new = repo / ".agent/conversations/C-newconv"
-    shutil.copytree(repo / ".agent/conversations/C-onboarding", new)
+    shutil.copytree(
+        repo / ".agent/conversations/C-onboarding", repo / ".agent/conversations/C-newconv"
+    )
     feature = commit_all(repo, "B: a new conversation")
     git(repo, "checkout", "-q", "main")
     (repo / "notes.txt").write_text("a\n")
@@ -679,9 +679,18 @@ def test_a_handoff_merged_in_any_of_several_merge_bases_is_protected(tmp_path, c
     git(repo, "merge", "-q", "--no-edit", "feature", "-m", "T: merge the conversation")
     git(repo, "checkout", "-q", "-b", "pr", feature)
     git(repo, "merge", "-q", "--no-edit", older, "-m", "P: merge A, not T")
+    return repo, older, feature
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_handoff_merged_in_any_of_several_merge_bases_is_protected(tmp_path, capsys, mode):
+    """A change that makes a second merge-base on purpose (it merges an older commit of
+    main itself) still meets the handoff main merged from it: git names one merge-base,
+    the gate compares with each."""
+    repo, older, feature = _criss_cross(tmp_path)
     # git's own choice is the merge-base without the conversation.
     assert git(repo, "merge-base", "--all", "HEAD", "main").split() == [older, feature]
-    handoff = new / "handoffs/H-001.json"
+    handoff = repo / ".agent/conversations/C-newconv/handoffs/H-001.json"
     handoff.write_text(handoff.read_text().replace('"session_archive"', '"timeout"'))
     code, report, _err = gate(repo, capsys, mode)
     assert found(report) == [("AL601", ".agent/conversations/C-newconv/handoffs/H-001.json")]
@@ -695,15 +704,6 @@ def test_a_change_with_more_merge_bases_than_the_gate_compares_is_refused(
     """Each merge-base costs a full comparison: past the cap the run is refused (exit 2),
     never judged against only some of them."""
     monkeypatch.setattr(gitgate, "MAX_MERGE_BASES", 1)
-    repo = make_repo(tmp_path)
-    git(repo, "checkout", "-q", "-b", "feature")
-    (repo / "b.txt").write_text("b\n")
-    feature = commit_all(repo, "B")
-    git(repo, "checkout", "-q", "main")
-    (repo / "a.txt").write_text("a\n")
-    older = commit_all(repo, "A", date="2026-11-06T12:00:00+00:00")
-    git(repo, "merge", "-q", "--no-edit", "feature", "-m", "T")
-    git(repo, "checkout", "-q", "-b", "pr", feature)
-    git(repo, "merge", "-q", "--no-edit", older, "-m", "P")
+    repo, _, _ = _criss_cross(tmp_path)
     assert main([str(repo), "--base", "main", "--no-cache"]) == 2
     assert "have 2 merge-bases (criss-cross merges)" in capsys.readouterr().err

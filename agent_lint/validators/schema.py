@@ -16,7 +16,7 @@ from typing import Any
 from agent_lint.diagnostics import Diagnostic, Rule
 from agent_lint.frozen import replace
 from agent_lint.index import FileContext
-from agent_lint.jsontext import clip, quote
+from agent_lint.jsontext import clip, listed, quote
 from agent_lint.kinds import Format
 from agent_lint.positions import pointer_of
 from agent_lint.schemas import SchemaIssue, additional_keys, repeats
@@ -190,28 +190,17 @@ def _misspelled(ctx: FileContext, issue: SchemaIssue) -> set[str]:
     return {field for field in meant if field is not None}
 
 
-def _listed(names: list[str], budget: int = 400) -> str:
-    """``names`` joined, each clipped, within about ``budget`` characters (a schema of the
-    repository's own may have many long property names): the rest counted."""
-    shown: list[str] = []
-    used = 0
-    for name in names:
-        text = clip(name, 40)
-        if shown and used + len(text) > budget:
-            break
-        shown.append(text)
-        used += len(text) + 2
-    more = len(names) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
-
-
 def _unknown_fields(ctx: FileContext, issue: SchemaIssue) -> Iterator[Diagnostic]:
     allowed = list(issue.schema.get("properties", {}))
     for key in additional_keys(issue.instance, issue.schema):
         close = _closest(key, allowed)
         where = f" in {clip(field_name(issue.path))}" if issue.path else ""
         # The schema is inside the package: without a likely typo, name what it allows.
-        hint = f'; did you mean "{close}"?' if close else "; allowed fields: " + _listed(allowed)
+        hint = (
+            f'; did you mean "{close}"?'
+            if close
+            else "; allowed fields: " + listed(allowed, chars=400, limit=40)
+        )
         yield UNKNOWN_FIELD.at(
             ctx.path,
             f"unknown field {quote(key)}{where}{hint}",

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from agent_lint.config import Config
 from agent_lint.diagnostics import Diagnostic, Fix, Rule
 from agent_lint.index import FileContext, RepoIndex
-from agent_lint.jsontext import clip, escape_token, quote
+from agent_lint.jsontext import escape_token, listed, quote
 from agent_lint.profiles.astrion.facts import AstrionFacts, Conversation, facts_of
 from agent_lint.selection import reported_as_error
 from agent_lint.validators.identity import renamed_folders
@@ -131,9 +131,7 @@ _LISTED = 5  # items a message names before it says how many more there are
 
 def _listed(items: Sequence[str], empty: str) -> str:
     """``items`` for a message: the first few, each cut short, then a count of the rest."""
-    shown = ", ".join(clip(item) for item in items[:_LISTED]) or empty
-    rest = len(items) - _LISTED
-    return f"{shown} and {rest} more" if rest > 0 else shown
+    return listed(items, most=_LISTED) if items else empty
 
 
 def _agents(ids: Iterable[int]) -> str:
